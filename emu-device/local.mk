@@ -1,0 +1,12 @@
+# libomptarget.rtl.emu.so: the emulated device plugin.  The ELF loader's
+# files are listed in emu-device/loader.mk.
+pkglib_LTLIBRARIES += libomptarget.rtl.emu.la
+emu_loader_sources =
+include emu-device/loader.mk
+libomptarget_rtl_emu_la_SOURCES = $(emu_loader_sources)
+libomptarget_rtl_emu_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBFFI_CFLAGS) -fvisibility=hidden
+libomptarget_rtl_emu_la_LIBADD = src/common/libompemu_common.la $(LIBELF_LIBS) $(LIBFFI_LIBS) $(PTHREAD_LIBS) $(LIBS)
+libomptarget_rtl_emu_la_LDFLAGS = -module -avoid-version -shared \
+	-Wl,--version-script=$(top_srcdir)/emu-device/plugin.map -Wl,-z,defs
+EXTRA_libomptarget_rtl_emu_la_DEPENDENCIES = $(top_srcdir)/emu-device/plugin.map
+EXTRA_DIST += emu-device/plugin.map

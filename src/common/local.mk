@@ -1,0 +1,5 @@
+# Helpers shared by the runtime, the plugins and the tools (not installed).
+noinst_LTLIBRARIES += src/common/libompemu_common.la
+src_common_libompemu_common_la_SOURCES = \
+	src/common/trace.c src/common/trace.h \
+	src/common/envvar.c src/common/envvar.h

@@ -1,0 +1,15 @@
+# cmocka unit tests, one program per module; each component lists its own
+# in tests/unit/<component>.mk.
+unit_cflags = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+unit_ldadd = $(CMOCKA_LIBS) $(PTHREAD_LIBS)
+
+check_PROGRAMS += tests/unit/test_abi
+TESTS += tests/unit/test_abi
+tests_unit_test_abi_SOURCES = tests/unit/test_abi.c
+tests_unit_test_abi_CFLAGS = $(unit_cflags)
+tests_unit_test_abi_LDADD = src/common/libompemu_common.la $(unit_ldadd)
+
+include tests/unit/emu.mk
+include tests/unit/loader.mk
+include tests/unit/rt.mk
+include tests/unit/tools.mk
