@@ -8,6 +8,9 @@
 
 #include <stdint.h>
 
+/* Functions the plugin exports (listed in plugin.map). */
+#define EMU_EXPORT __attribute__((visibility("default")))
+
 struct emu_image;
 
 /* What a device thread is running: set by exec around each kernel (and

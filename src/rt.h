@@ -15,6 +15,8 @@
 #include <stdint.h>
 
 #define RT_HIDDEN __attribute__((visibility("hidden")))
+/* Functions in the ABI (listed in libomptarget.map) are defined with this. */
+#define RT_EXPORT __attribute__((visibility("default")))
 
 /* A loaded plugin library and its __tgt_rtl_* functions (optional ones may
  * be NULL). */
