@@ -1,1 +1,5 @@
-# (filled by its component)
+# `make bench`: ompemu against LLVM 14's runtime on the same binaries.
+EXTRA_DIST += tests/bench/bench.c tests/bench/run.sh
+bench: all
+	@$(SHELL) $(top_srcdir)/tests/bench/run.sh '$(abs_top_builddir)' '$(abs_top_srcdir)'
+.PHONY: bench
