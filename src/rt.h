@@ -183,4 +183,12 @@ RT_HIDDEN void rt_dump_table(struct rt_device *d, ident_t *loc);
 
 #define RT_TRACE(level, ...) ompemu_trace((level), "ompemu", __VA_ARGS__)
 
+
+/* registry.c (core): LIBOMPTARGET_MAP_FORCE_ATOMIC (default 1). */
+RT_HIDDEN extern int rt_map_force_atomic;
+/* Note on rt_check_device: it prints "Device %ld is not ready." / "Failed
+ * to init globals on device %ld" itself but does NOT apply the policy: on
+ * -1 the caller calls rt_handle_outcome(OFFLOAD_FAIL, loc) and returns
+ * OFFLOAD_FAIL; on 1 it returns OFFLOAD_FAIL (host fallback) silently. */
+
 #endif

@@ -1,0 +1,195 @@
+/* OpenMP 5.1 interop objects (`#pragma omp interop init/use/destroy`) and
+ * the omp_get_interop_* queries.  LLVM 14 segfaults here with its x86
+ * plugin; ompemu makes a small object for any ready device, filled by the
+ * plugin's init_device_info / init_async_info when it has them, and
+ * returns omp_interop_none (NULL) when no device can be used. */
+#define _GNU_SOURCE
+#include "config.h"
+#include "core.h"
+#include <ompemu/omptarget.h>
+
+#include <dlfcn.h>
+#include <stdlib.h>
+
+void __kmpc_omp_wait_deps(ident_t *loc, int32_t gtid, int32_t ndeps,
+                          void *dep_list, int32_t ndeps_noalias,
+                          void *noalias_dep_list) __attribute__((weak));
+
+enum { IR_TARGET = 1, IR_TARGETSYNC = 2 };
+/* Property ids and return codes of the OpenMP 5.1 interop API. */
+enum { IPR_FR_ID = -1, IPR_FR_NAME = -2, IPR_VENDOR = -3,
+       IPR_VENDOR_NAME = -4, IPR_DEVICE_NUM = -5, IPR_PLATFORM = -6,
+       IPR_DEVICE = -7, IPR_DEVICE_CONTEXT = -8, IPR_TARGETSYNC = -9,
+       IPR_FIRST = -9 };
+enum { IRC_NO_VALUE = 1, IRC_SUCCESS = 0, IRC_EMPTY = -1,
+       IRC_OUT_OF_RANGE = -2, IRC_TYPE_INT = -3, IRC_TYPE_PTR = -4,
+       IRC_TYPE_STR = -5 };
+
+#define INTEROP_MAGIC 0x6f6d7069u /* "ompi" */
+struct rt_interop {
+  unsigned magic;
+  int64_t type;
+  struct rt_device *dev;
+  __tgt_device_info info;
+  __tgt_async_info *async;
+  const char *err;
+};
+
+static void wait_deps(ident_t *loc, int32_t gtid, int32_t ndeps,
+                      void *dep_list) {
+  if (ndeps > 0 && dep_list && __kmpc_omp_wait_deps)
+    __kmpc_omp_wait_deps(loc, gtid, ndeps, dep_list, 0, NULL);
+}
+
+static struct rt_interop *valid(const void *p) {
+  const struct rt_interop *o = p;
+  return o && o->magic == INTEROP_MAGIC ? (struct rt_interop *)o : NULL;
+}
+
+RT_EXPORT void __tgt_interop_init(ident_t *loc, int32_t gtid, void **interop,
+                                  int64_t interop_type, int32_t device_id,
+                                  int32_t ndeps, void *dep_list,
+                                  int32_t have_nowait) {
+  if (!interop)
+    return;
+  *interop = NULL;
+  wait_deps(loc, gtid, ndeps, dep_list);
+  int64_t id = device_id;
+  if (id == OFFLOAD_DEVICE_DEFAULT)
+    id = rt_default_device();
+  struct rt_device *d = rt_device_get(id);
+  if (!d || rt_device_prepare(d) != 0) {
+    RT_TRACE(1, "interop init: device %ld is not available: omp_interop_none",
+             (long)id);
+    return;
+  }
+  struct rt_interop *o = calloc(1, sizeof *o);
+  if (!o)
+    return;
+  o->magic = INTEROP_MAGIC;
+  o->type = interop_type;
+  o->dev = d;
+  struct rt_plugin *p = d->plugin;
+  __tgt_device_info info = {NULL, NULL};
+  const char *err = NULL;
+  void *fn = p->handle ? dlsym(p->handle, "__tgt_rtl_init_device_info") : NULL;
+  if (fn && ((int32_t(*)(int32_t, __tgt_device_info *, const char **))fn)(
+                d->local_id, &info, &err) == OFFLOAD_SUCCESS)
+    o->info = info;
+  o->err = err;
+  if (interop_type == IR_TARGETSYNC) {
+    void *ia = p->handle ? dlsym(p->handle, "__tgt_rtl_init_async_info") : NULL;
+    __tgt_async_info *a = NULL;
+    if (ia && ((int32_t(*)(int32_t, __tgt_async_info **))ia)(d->local_id, &a) ==
+                  OFFLOAD_SUCCESS)
+      o->async = a;
+  }
+  RT_TRACE(1, "interop init: " OMPEMU_PTR " on device %d (type %ld)",
+           OMPEMU_P(o), d->id, (long)interop_type);
+  *interop = o;
+}
+
+RT_EXPORT void __tgt_interop_use(ident_t *loc, int32_t gtid, void **interop,
+                                 int32_t device_id, int32_t ndeps,
+                                 void *dep_list, int32_t have_nowait) {
+  wait_deps(loc, gtid, ndeps, dep_list);
+  struct rt_interop *o = interop ? valid(*interop) : NULL;
+  if (o && o->async && o->async->Queue && o->dev->plugin->synchronize)
+    o->dev->plugin->synchronize(o->dev->local_id, o->async);
+}
+
+RT_EXPORT void __tgt_interop_destroy(ident_t *loc, int32_t gtid, void **interop,
+                                     int32_t device_id, int32_t ndeps,
+                                     void *dep_list, int32_t have_nowait) {
+  __tgt_interop_use(loc, gtid, interop, device_id, ndeps, dep_list,
+                    have_nowait);
+  struct rt_interop *o = interop ? valid(*interop) : NULL;
+  if (!o)
+    return;
+  RT_TRACE(1, "interop destroy: " OMPEMU_PTR, OMPEMU_P(o));
+  o->magic = 0;
+  free(o);
+  *interop = NULL;
+}
+
+static const char *const prop_names[] = {
+    "fr_id", "fr_name", "vendor", "vendor_name", "device_num",
+    "platform", "device", "device_context", "targetsync"};
+enum { T_INT, T_PTR, T_STR };
+static const int prop_types[] = {T_INT, T_STR, T_INT, T_STR, T_INT,
+                                 T_INT, T_PTR, T_PTR, T_PTR};
+
+/* Check INTEROP and PROPERTY_ID for a query of type WANT; the property's
+ * index (0 for fr_id) or -1 with *RC set. */
+static int prop_check(const omp_interop_t interop, int property_id, int want,
+                      int *rc) {
+  int r = IRC_SUCCESS, idx = -1;
+  if (!valid(interop))
+    r = IRC_EMPTY;
+  else if (property_id < IPR_FIRST || property_id >= 0)
+    r = IRC_OUT_OF_RANGE;
+  else if (prop_types[-property_id - 1] != want)
+    r = prop_types[-property_id - 1] == T_INT   ? IRC_TYPE_INT
+        : prop_types[-property_id - 1] == T_PTR ? IRC_TYPE_PTR
+                                                : IRC_TYPE_STR;
+  else
+    idx = -property_id - 1;
+  if (rc)
+    *rc = r;
+  return idx;
+}
+
+RT_EXPORT omp_intptr_t omp_get_interop_int(const omp_interop_t interop,
+                                           int property_id, int *ret_code) {
+  int i = prop_check(interop, property_id, T_INT, ret_code);
+  struct rt_interop *o = valid(interop);
+  if (i < 0)
+    return 0;
+  if (property_id == IPR_DEVICE_NUM)
+    return o->dev->id;
+  if (ret_code)
+    *ret_code = IRC_NO_VALUE; /* no foreign runtime, vendor or platform id */
+  return 0;
+}
+
+RT_EXPORT void *omp_get_interop_ptr(const omp_interop_t interop,
+                                    int property_id, int *ret_code) {
+  int i = prop_check(interop, property_id, T_PTR, ret_code);
+  struct rt_interop *o = valid(interop);
+  if (i < 0)
+    return NULL;
+  void *v = property_id == IPR_DEVICE           ? o->info.Device
+            : property_id == IPR_DEVICE_CONTEXT ? o->info.Context
+            : o->async                          ? o->async->Queue
+                                                : NULL;
+  if (!v && ret_code)
+    *ret_code = IRC_NO_VALUE;
+  return v;
+}
+
+RT_EXPORT const char *omp_get_interop_str(const omp_interop_t interop,
+                                          int property_id, int *ret_code) {
+  int i = prop_check(interop, property_id, T_STR, ret_code);
+  struct rt_interop *o = valid(interop);
+  if (i < 0)
+    return NULL;
+  return property_id == IPR_FR_NAME ? o->dev->plugin->name : "ompemu";
+}
+
+RT_EXPORT const char *omp_get_interop_name(const omp_interop_t interop,
+                                           int property_id) {
+  if (property_id < IPR_FIRST || property_id >= 0)
+    return NULL;
+  return prop_names[-property_id - 1];
+}
+
+RT_EXPORT const char *omp_get_interop_type_desc(const omp_interop_t interop,
+                                                int property_id) {
+  if (property_id < IPR_FIRST || property_id >= 0)
+    return NULL;
+  switch (prop_types[-property_id - 1]) {
+  case T_INT: return "omp_intptr_t";
+  case T_PTR: return "void *";
+  default: return "const char *";
+  }
+}
