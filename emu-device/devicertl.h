@@ -6,6 +6,7 @@
 #ifndef EMU_DEVICERTL_H
 #define EMU_DEVICERTL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Functions the plugin exports (listed in plugin.map). */
@@ -29,5 +30,24 @@ void emu_set_ctx(struct emu_devctx *ctx);
 
 /* Address of the device runtime's definition of NAME, NULL if it has none. */
 void *devicertl_lookup(const char *name);
+
+/* Registry of loaded images for the device runtime (added by the plugin
+ * after a load, removed before an unload).  MAP_P_VAR / MAP_SIZE_VAR are the
+ * device addresses of the image's __omp_offloading_fptr_map_p and
+ * __omp_offloading_fptr_map_size, NULL when it does not define them.
+ * Readers (translation) take no lock: they see an immutable snapshot. */
+void devicertl_image_add(const struct emu_image *img, int dev, uintptr_t base,
+                         size_t span, void *map_p_var, void *map_size_var);
+void devicertl_image_remove(const struct emu_image *img);
+
+/* The device-side routine of OMPEMU_FPTR_SET=kernel: stores TABLE and COUNT
+ * (a pointer-sized integer) into the two globals at P_VAR and SIZE_VAR. */
+void devicertl_fptr_assign(void *p_var, void *size_var, void *table,
+                           void *count);
+
+/* Seed declare_target_indirect.md: the device address of the indirect
+ * function whose host address is FN in the table of the calling image,
+ * or FN unchanged. */
+EMU_EXPORT void *__kmpc_target_translate_fptr(void *fn);
 
 #endif

@@ -3,7 +3,12 @@
 pkglib_LTLIBRARIES += libomptarget.rtl.emu.la
 emu_loader_sources =
 include emu-device/loader.mk
-libomptarget_rtl_emu_la_SOURCES = $(emu_loader_sources)
+libomptarget_rtl_emu_la_SOURCES = $(emu_loader_sources) \
+	emu-device/arena.c emu-device/arena.h \
+	emu-device/exec.c emu-device/exec.h \
+	emu-device/devicertl.c emu-device/devicertl.h \
+	emu-device/emu.h emu-device/device.c emu-device/data.c \
+	emu-device/plugin.c emu-device/fptr.c
 libomptarget_rtl_emu_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBFFI_CFLAGS) -fvisibility=hidden
 libomptarget_rtl_emu_la_LIBADD = src/common/libompemu_common.la $(LIBELF_LIBS) $(LIBFFI_LIBS) $(PTHREAD_LIBS) $(LIBS)
 libomptarget_rtl_emu_la_LDFLAGS = -module -avoid-version -shared \

@@ -1,0 +1,602 @@
+/* Worker threads, streams, events and libffi kernel calls (see exec.h).
+ *
+ * Hand-off: a command is appended to its worker's list under the worker's
+ * mutex; the worker spins for a while (spin_ns) on the atomic POSTED
+ * counter before sleeping on it with a futex, and a host waiting for a
+ * command spins on the command's STATE word before sleeping on it.  So
+ * back-to-back launches cost two cache-line transfers, not two context
+ * switches.
+ *
+ * Lifetimes: a synchronous command lives on the waiting host's stack; the
+ * worker's last access to it is the atomic exchange that completes it.  An
+ * asynchronous command is malloc'd and freed by the worker.  A stream is
+ * freed by exec_sync only after a marker queued behind all its commands
+ * has run, so the worker never touches a freed stream. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* pthread_setname_np */
+#endif
+#include "config.h"
+#include "exec.h"
+#include "arena.h"
+#include "envvar.h"
+#include "trace.h"
+
+#include <errno.h>
+#include <ffi.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_WORKERS 16
+#define CIF_CACHE 64
+#define INLINE_ARGS 8
+
+enum cmd_kind { CMD_KERNEL, CMD_CALL, CMD_COPY, CMD_EVSET, CMD_EVWAIT, CMD_MARK };
+
+enum { ST_PENDING = 0, ST_DONE = 1, ST_SLEEPING = 2 };
+
+struct cmd {
+  struct cmd *next;
+  enum cmd_kind kind;
+  int owned;                 /* malloc'd: the worker frees it */
+  struct exec_stream *stream; /* async: DONE counted there */
+  _Atomic uint32_t state;    /* sync: ST_* */
+  struct emu_devctx ctx;
+  int has_ctx;
+  void *entry;
+  int32_t n;
+  void **vals;
+  void *inline_vals[INLINE_ARGS];
+  void (*fn)(void *);
+  void *arg;
+  void *dst;
+  const void *src;
+  size_t len;
+  struct exec_event *ev;
+  uint64_t gen;
+};
+
+struct worker {
+  struct exec_device *d;
+  int idx;
+  pthread_t th;
+  pthread_mutex_t lock; /* protects HEAD/TAIL */
+  struct cmd *head, *tail;
+  _Atomic size_t count;    /* commands in the list */
+  _Atomic uint32_t posted; /* futex word: bumped per command */
+  _Atomic int sleeping;
+  _Atomic int stop;
+  ffi_cif cif[CIF_CACHE]; /* only touched by the worker thread */
+  unsigned char cif_ok[CIF_CACHE];
+};
+
+struct exec_device {
+  int dev;
+  struct exec_options opt;
+  int nworkers;
+  _Atomic int next_worker;
+  struct worker w[MAX_WORKERS];
+};
+
+struct exec_stream {
+  struct worker *w;
+  uint64_t enq;          /* commands queued (host side only) */
+  _Atomic uint64_t done; /* commands finished (worker side) */
+};
+
+/* LOCK protects RECORDED and COMPLETED; COND signals COMPLETED. */
+struct exec_event {
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  uint64_t recorded;  /* generation of the last record */
+  uint64_t completed; /* highest generation reached */
+};
+
+/* Host thread -> worker index + 1, per device. */
+static __thread int my_worker[EMU_MAX_DEVICES];
+
+static ffi_type *ptr_types[CIF_CACHE];
+
+static long futex(_Atomic uint32_t *w, int op, uint32_t val) {
+  return syscall(SYS_futex, (uint32_t *)w, op | FUTEX_PRIVATE_FLAG, val, NULL,
+                 NULL, 0);
+}
+
+static long now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1000000000L + ts.tv_nsec;
+}
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+/* Spin for up to SPIN_NS until *W != V.  1 if it changed. */
+static int spin_while_eq(_Atomic uint32_t *w, uint32_t v, long spin_ns) {
+  if (spin_ns <= 0)
+    return atomic_load(w) != v;
+  long end = 0;
+  for (unsigned i = 0;; i++) {
+    if (atomic_load_explicit(w, memory_order_acquire) != v)
+      return 1;
+    cpu_relax();
+    if ((i & 63) == 63) {
+      long t = now_ns();
+      if (!end)
+        end = t + spin_ns;
+      else if (t > end)
+        return 0;
+    }
+  }
+}
+
+void exec_read_options(struct exec_options *o) {
+  long long v;
+  size_t sz;
+  int b = 0;
+  ompemu_env_bool("OMPEMU_SERIAL", 0, &b);
+  o->serial = b;
+  ompemu_env_int("OMPEMU_DEVICE_THREADS", 2, 1, MAX_WORKERS, &v);
+  o->workers = o->serial ? 1 : (int)v;
+  ompemu_env_size("OMPEMU_STACK_SIZE", 8u << 20, 64u << 10, (size_t)1 << 32,
+                  &sz);
+  o->stack_size = sz;
+  ompemu_env_int("OMPEMU_SPIN_US", 50, 0, 1000000, &v);
+  o->spin_ns = (long)v * 1000;
+}
+
+/* ---------------------------------------------------------------- queue */
+
+static void push(struct worker *w, struct cmd *c) {
+  c->next = NULL;
+  pthread_mutex_lock(&w->lock);
+  if (w->tail)
+    w->tail->next = c;
+  else
+    w->head = c;
+  w->tail = c;
+  atomic_fetch_add(&w->count, 1);
+  pthread_mutex_unlock(&w->lock);
+  atomic_fetch_add(&w->posted, 1);
+  if (atomic_load(&w->sleeping))
+    futex(&w->posted, FUTEX_WAKE, 1);
+}
+
+static struct cmd *pop(struct worker *w) {
+  if (atomic_load_explicit(&w->count, memory_order_acquire) == 0)
+    return NULL;
+  pthread_mutex_lock(&w->lock);
+  struct cmd *c = w->head;
+  if (c) {
+    w->head = c->next;
+    if (!w->head)
+      w->tail = NULL;
+    atomic_fetch_sub(&w->count, 1);
+  }
+  pthread_mutex_unlock(&w->lock);
+  return c;
+}
+
+/* Wait on the host (or a worker) until *ST is ST_DONE. */
+static void wait_done(_Atomic uint32_t *st, long spin_ns) {
+  if (spin_while_eq(st, ST_PENDING, spin_ns))
+    return;
+  uint32_t exp = ST_PENDING;
+  if (!atomic_compare_exchange_strong(st, &exp, ST_SLEEPING))
+    return; /* became ST_DONE */
+  while (atomic_load(st) != ST_DONE)
+    futex(st, FUTEX_WAIT, ST_SLEEPING);
+}
+
+static void complete(struct cmd *c) {
+  if (atomic_exchange(&c->state, ST_DONE) == ST_SLEEPING)
+    futex(&c->state, FUTEX_WAKE, 1); /* C may be dead memory: no access */
+}
+
+/* ---------------------------------------------------------------- events */
+
+struct exec_event *exec_event_create(void) {
+  struct exec_event *ev = calloc(1, sizeof *ev);
+  if (ev) {
+    pthread_mutex_init(&ev->lock, NULL);
+    pthread_cond_init(&ev->cond, NULL);
+  }
+  return ev;
+}
+
+static void event_reach(struct exec_event *ev, uint64_t gen) {
+  pthread_mutex_lock(&ev->lock);
+  if (ev->completed < gen)
+    ev->completed = gen;
+  pthread_cond_broadcast(&ev->cond);
+  pthread_mutex_unlock(&ev->lock);
+}
+
+static void event_wait_gen(struct exec_event *ev, uint64_t gen) {
+  pthread_mutex_lock(&ev->lock);
+  while (ev->completed < gen)
+    pthread_cond_wait(&ev->cond, &ev->lock);
+  pthread_mutex_unlock(&ev->lock);
+}
+
+/* ---------------------------------------------------------------- worker */
+
+static ffi_cif *cif_for(struct worker *w, int32_t n, ffi_cif *tmp,
+                        ffi_type ***tmp_types) {
+  if (n < CIF_CACHE) {
+    if (!w->cif_ok[n]) {
+      if (ffi_prep_cif(&w->cif[n], FFI_DEFAULT_ABI, (unsigned)n, &ffi_type_void,
+                       ptr_types) != FFI_OK)
+        return NULL;
+      w->cif_ok[n] = 1;
+    }
+    return &w->cif[n];
+  }
+  ffi_type **t = malloc((size_t)n * sizeof *t);
+  if (!t)
+    return NULL;
+  for (int32_t i = 0; i < n; i++)
+    t[i] = &ffi_type_pointer;
+  if (ffi_prep_cif(tmp, FFI_DEFAULT_ABI, (unsigned)n, &ffi_type_void, t) !=
+      FFI_OK) {
+    free(t);
+    return NULL;
+  }
+  *tmp_types = t;
+  return tmp;
+}
+
+static void run_kernel(struct worker *w, struct cmd *c) {
+  ffi_cif tmp, *cif;
+  ffi_type **tmp_types = NULL;
+  cif = cif_for(w, c->n, &tmp, &tmp_types);
+  if (!cif) {
+    ompemu_error("emu", "device %d: cannot prepare a libffi call of %d "
+                 "arguments for kernel " OMPEMU_PTR, w->d->dev, c->n,
+                 OMPEMU_P(c->entry));
+    return;
+  }
+  void *small[INLINE_ARGS * 4];
+  void **av = c->n <= (int32_t)(sizeof small / sizeof *small)
+                  ? small
+                  : malloc((size_t)c->n * sizeof *av);
+  if (!av) {
+    free(tmp_types);
+    return;
+  }
+  for (int32_t i = 0; i < c->n; i++)
+    av[i] = &c->vals[i];
+  struct emu_devctx *old = emu_current_ctx();
+  emu_set_ctx(&c->ctx);
+  ffi_call(cif, FFI_FN(c->entry), NULL, av);
+  emu_set_ctx(old);
+  if (av != small)
+    free(av);
+  free(tmp_types);
+}
+
+static void run(struct worker *w, struct cmd *c) {
+  struct exec_stream *s = c->stream;
+  switch (c->kind) {
+  case CMD_KERNEL:
+    run_kernel(w, c);
+    break;
+  case CMD_CALL: {
+    struct emu_devctx *old = emu_current_ctx();
+    if (c->has_ctx)
+      emu_set_ctx(&c->ctx);
+    c->fn(c->arg);
+    emu_set_ctx(old);
+    break;
+  }
+  case CMD_COPY:
+    memcpy(c->dst, c->src, c->len);
+    break;
+  case CMD_EVSET:
+    event_reach(c->ev, c->gen);
+    break;
+  case CMD_EVWAIT:
+    event_wait_gen(c->ev, c->gen);
+    break;
+  case CMD_MARK:
+    break;
+  }
+  if (c->owned) {
+    if (c->vals && c->vals != c->inline_vals)
+      free(c->vals);
+    free(c);
+  } else {
+    complete(c);
+  }
+  if (s)
+    atomic_fetch_add_explicit(&s->done, 1, memory_order_release);
+}
+
+static void *worker_main(void *arg) {
+  struct worker *w = arg;
+  long spin = w->d->opt.spin_ns;
+  for (;;) {
+    uint32_t v = atomic_load(&w->posted);
+    struct cmd *c = pop(w);
+    if (c) {
+      run(w, c);
+      continue;
+    }
+    if (atomic_load(&w->stop))
+      break;
+    if (spin_while_eq(&w->posted, v, spin))
+      continue;
+    atomic_store(&w->sleeping, 1);
+    if (atomic_load(&w->posted) == v && !atomic_load(&w->stop))
+      futex(&w->posted, FUTEX_WAIT, v);
+    atomic_store(&w->sleeping, 0);
+  }
+  return NULL;
+}
+
+static void init_types(void) {
+  for (int i = 0; i < CIF_CACHE; i++)
+    ptr_types[i] = &ffi_type_pointer;
+}
+
+struct exec_device *exec_device_create(int dev, const struct exec_options *o) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, init_types);
+  if (dev < 0 || dev >= EMU_MAX_DEVICES)
+    return NULL;
+  struct exec_device *d = calloc(1, sizeof *d);
+  if (!d)
+    return NULL;
+  d->dev = dev;
+  d->opt = *o;
+  d->nworkers = o->workers < 1 ? 1 : o->workers > MAX_WORKERS ? MAX_WORKERS
+                                                               : o->workers;
+  pthread_attr_t at;
+  pthread_attr_init(&at);
+  pthread_attr_setstacksize(&at, o->stack_size);
+  for (int i = 0; i < d->nworkers; i++) {
+    struct worker *w = &d->w[i];
+    w->d = d;
+    w->idx = i;
+    pthread_mutex_init(&w->lock, NULL);
+    int e = pthread_create(&w->th, &at, worker_main, w);
+    if (e) {
+      ompemu_error("emu", "device %d: cannot start worker thread %d (stack "
+                   "%zu bytes): %s", dev, i, o->stack_size, strerror(e));
+      d->nworkers = i;
+      pthread_attr_destroy(&at);
+      exec_device_destroy(d);
+      return NULL;
+    }
+    char name[16];
+    snprintf(name, sizeof name, "emu-dev%d.%d", dev % 100, i % 100);
+    pthread_setname_np(w->th, name);
+  }
+  pthread_attr_destroy(&at);
+  ompemu_trace(2, "emu", "device %d: %d worker thread(s), stack %zu bytes%s",
+               dev, d->nworkers, o->stack_size, o->serial ? ", serial" : "");
+  return d;
+}
+
+void exec_device_destroy(struct exec_device *d) {
+  if (!d)
+    return;
+  for (int i = 0; i < d->nworkers; i++) {
+    struct worker *w = &d->w[i];
+    atomic_store(&w->stop, 1);
+    atomic_fetch_add(&w->posted, 1);
+    futex(&w->posted, FUTEX_WAKE, 1);
+    pthread_join(w->th, NULL);
+    pthread_mutex_destroy(&w->lock);
+  }
+  free(d);
+}
+
+/* ---------------------------------------------------------------- host */
+
+static struct worker *my_w(struct exec_device *d) {
+  int k = my_worker[d->dev];
+  if (!k) {
+    k = atomic_fetch_add(&d->next_worker, 1) % d->nworkers + 1;
+    my_worker[d->dev] = k;
+  }
+  return &d->w[k - 1];
+}
+
+static struct exec_stream *stream_get(struct exec_device *d,
+                                      struct exec_stream **sp) {
+  if (!*sp) {
+    struct exec_stream *s = calloc(1, sizeof *s);
+    if (!s) {
+      ompemu_error("emu", "device %d: out of host memory for a queue", d->dev);
+      return NULL;
+    }
+    s->w = my_w(d);
+    *sp = s;
+  }
+  return *sp;
+}
+
+int exec_pending(struct exec_stream *s) {
+  return s && atomic_load_explicit(&s->done, memory_order_acquire) != s->enq;
+}
+
+/* Queue C: on *SP if SP is given (async, C malloc'd), else on the caller's
+ * worker, waiting for it. */
+static int submit(struct exec_device *d, struct exec_stream **sp,
+                  struct cmd *c) {
+  if (sp) {
+    struct exec_stream *s = stream_get(d, sp);
+    if (!s)
+      return -1;
+    c->owned = 1;
+    c->stream = s;
+    s->enq++;
+    push(s->w, c);
+    return 0;
+  }
+  push(my_w(d), c);
+  wait_done(&c->state, d->opt.spin_ns);
+  return 0;
+}
+
+static struct cmd *new_cmd(struct exec_device *d, struct exec_stream **sp,
+                           struct cmd *stack) {
+  if (!sp) {
+    memset(stack, 0, sizeof *stack);
+    return stack;
+  }
+  struct cmd *c = calloc(1, sizeof *c);
+  if (!c)
+    ompemu_error("emu", "device %d: out of host memory for a command", d->dev);
+  return c;
+}
+
+int exec_launch(struct exec_device *d, struct exec_stream **sp, void *entry,
+                void *const *args, const ptrdiff_t *offsets, int32_t n,
+                const struct emu_devctx *ctx) {
+  if (n < 0 || !entry)
+    return -1;
+  struct cmd stack, *c = new_cmd(d, sp, &stack);
+  if (!c)
+    return -1;
+  c->kind = CMD_KERNEL;
+  c->entry = entry;
+  c->n = n;
+  c->ctx = *ctx;
+  c->has_ctx = 1;
+  void *vla[n <= 256 ? (n ? n : 1) : 1];
+  if (n <= INLINE_ARGS)
+    c->vals = c->inline_vals;
+  else if (!sp && n <= 256)
+    c->vals = vla;
+  else if (!(c->vals = malloc((size_t)n * sizeof(void *)))) {
+    if (sp)
+      free(c);
+    return -1;
+  }
+  for (int32_t i = 0; i < n; i++)
+    c->vals[i] = (char *)args[i] + (offsets ? offsets[i] : 0);
+  int rc = submit(d, sp, c);
+  if (!sp && c->vals != c->inline_vals && c->vals != vla)
+    free(c->vals);
+  return rc;
+}
+
+int exec_call(struct exec_device *d, void (*fn)(void *), void *arg,
+              const struct emu_devctx *ctx) {
+  struct cmd c;
+  memset(&c, 0, sizeof c);
+  c.kind = CMD_CALL;
+  c.fn = fn;
+  c.arg = arg;
+  if (ctx) {
+    c.ctx = *ctx;
+    c.has_ctx = 1;
+  }
+  return submit(d, NULL, &c);
+}
+
+int exec_copy(struct exec_device *d, struct exec_stream **sp, void *dst,
+              const void *src, size_t len) {
+  if (!d->opt.serial && (!sp || !exec_pending(*sp))) {
+    memcpy(dst, src, len);
+    return 0;
+  }
+  struct cmd stack, *c = new_cmd(d, sp, &stack);
+  if (!c)
+    return -1;
+  c->kind = CMD_COPY;
+  c->dst = dst;
+  c->src = src;
+  c->len = len;
+  return submit(d, sp, c);
+}
+
+int exec_sync(struct exec_device *d, struct exec_stream **sp) {
+  struct exec_stream *s = *sp;
+  if (!s)
+    return 0;
+  if (exec_pending(s)) {
+    /* The marker runs after every command of S, so S is idle afterwards.
+     * When DONE == ENQ the worker's last access to S is already behind. */
+    struct cmd m;
+    memset(&m, 0, sizeof m);
+    m.kind = CMD_MARK;
+    push(s->w, &m);
+    wait_done(&m.state, d->opt.spin_ns);
+  }
+  free(s);
+  *sp = NULL;
+  return 0;
+}
+
+int exec_event_record(struct exec_device *d, struct exec_event *ev,
+                      struct exec_stream **sp) {
+  pthread_mutex_lock(&ev->lock);
+  uint64_t gen = ++ev->recorded;
+  pthread_mutex_unlock(&ev->lock);
+  if (!sp || !exec_pending(*sp)) {
+    event_reach(ev, gen);
+    return 0;
+  }
+  struct cmd *c = calloc(1, sizeof *c);
+  if (!c)
+    return -1;
+  c->kind = CMD_EVSET;
+  c->ev = ev;
+  c->gen = gen;
+  return submit(d, sp, c);
+}
+
+int exec_event_wait(struct exec_device *d, struct exec_event *ev,
+                    struct exec_stream **sp) {
+  pthread_mutex_lock(&ev->lock);
+  uint64_t gen = ev->recorded;
+  int reached = ev->completed >= gen;
+  pthread_mutex_unlock(&ev->lock);
+  if (reached)
+    return 0;
+  if (!sp) {
+    event_wait_gen(ev, gen);
+    return 0;
+  }
+  struct cmd *c = calloc(1, sizeof *c);
+  if (!c)
+    return -1;
+  c->kind = CMD_EVWAIT;
+  c->ev = ev;
+  c->gen = gen;
+  return submit(d, sp, c);
+}
+
+int exec_event_sync(struct exec_event *ev) {
+  pthread_mutex_lock(&ev->lock);
+  uint64_t gen = ev->recorded;
+  pthread_mutex_unlock(&ev->lock);
+  event_wait_gen(ev, gen);
+  return 0;
+}
+
+int exec_event_destroy(struct exec_event *ev) {
+  if (!ev)
+    return 0;
+  exec_event_sync(ev); /* no queued command may still point at it */
+  /* The worker's last access is its unlock in event_reach. */
+  pthread_mutex_lock(&ev->lock);
+  pthread_mutex_unlock(&ev->lock);
+  pthread_cond_destroy(&ev->cond);
+  pthread_mutex_destroy(&ev->lock);
+  free(ev);
+  return 0;
+}

@@ -1,0 +1,302 @@
+/* The emu plugin's image and execution entry points: binary checks, image
+ * load and unload with the by-name entries table, kernel launches, queues
+ * (async info) and events.  Memory is in data.c, devices in device.c, the
+ * fptr table in fptr.c. */
+#include "config.h"
+#include "emu.h"
+#include "loader.h"
+#include "trace.h"
+
+#include <ompemu/plugin.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+EMU_EXPORT int32_t __tgt_rtl_is_valid_binary(__tgt_device_image *image) {
+  if (!image || !image->ImageStart || image->ImageEnd <= image->ImageStart)
+    return 0;
+  char why[256] = "";
+  size_t size = (size_t)((char *)image->ImageEnd - (char *)image->ImageStart);
+  int ok = loader_check(image->ImageStart, size, why, sizeof why);
+  if (!ok)
+    ompemu_trace(1, "emu", "image " OMPEMU_PTR " (%zu bytes) is not for the "
+                 "emu device: %s", OMPEMU_P(image->ImageStart), size, why);
+  return ok ? 1 : 0;
+}
+
+struct load_job {
+  struct emu_device *d;
+  const void *start;
+  size_t size;
+  const char *label;
+  struct emu_image *img;
+};
+
+/* Runs on a device worker, so init arrays see the device context. */
+static void load_on_device(void *arg) {
+  struct load_job *j = arg;
+  j->img = loader_load(j->d->id, j->d->code, j->start, j->size, j->label);
+}
+
+static void unload_on_device(void *arg) { loader_unload(arg); }
+
+/* The device table of L: one row per host entry of HOST_IMG, in the host
+ * order, each resolved by name in the loaded image. */
+static int build_table(struct emu_device *d, struct emu_loaded *l,
+                       const __tgt_device_image *host_img) {
+  size_t n = (size_t)(host_img->EntriesEnd - host_img->EntriesBegin);
+  __tgt_offload_entry *t = calloc(n ? n : 1, sizeof *t);
+  if (!t)
+    return -1;
+  for (size_t i = 0; i < n; i++) {
+    const __tgt_offload_entry *h = &host_img->EntriesBegin[i];
+    size_t sz = 0;
+    t[i].addr = h->name ? loader_symbol(l->img, h->name, &sz) : NULL;
+    t[i].name = h->name;
+    t[i].size = h->size;
+    t[i].flags = h->flags;
+    if (t[i].addr)
+      ompemu_trace(2, "emu", "device %d: entry %zu %s (flags 0x%x, size %zu) "
+                   "at " OMPEMU_PTR, d->id, i, h->name ? h->name : "(null)",
+                   (unsigned)h->flags, h->size, OMPEMU_P(t[i].addr));
+    else
+      ompemu_trace(1, "emu", "device %d: entry %zu %s (flags 0x%x): no such "
+                   "symbol in image %s", d->id, i,
+                   h->name ? h->name : "(null)", (unsigned)h->flags,
+                   loader_label(l->img));
+  }
+  l->table.EntriesBegin = t;
+  l->table.EntriesEnd = t + n;
+  return 0;
+}
+
+EMU_EXPORT __tgt_target_table *__tgt_rtl_load_binary(int32_t id,
+                                                     __tgt_device_image *hi) {
+  struct emu_device *d = emu_device_get(id, "load_binary");
+  if (!d || !hi || !hi->ImageStart || hi->ImageEnd <= hi->ImageStart)
+    return NULL;
+  size_t size = (size_t)((char *)hi->ImageEnd - (char *)hi->ImageStart);
+  char label[64];
+  pthread_mutex_lock(&d->lock);
+  int k = 0;
+  for (struct emu_loaded *l = d->images; l; l = l->next)
+    k++;
+  snprintf(label, sizeof label, "dev%d.img%d@" OMPEMU_PTR, id, k,
+           OMPEMU_P(hi->ImageStart));
+  struct load_job job = {d, hi->ImageStart, size, label, NULL};
+  struct emu_devctx ctx = {id, NULL, 0, 0, 0};
+  exec_call(d->exec, load_on_device, &job, &ctx);
+  struct emu_loaded *l = job.img ? calloc(1, sizeof *l) : NULL;
+  if (!l || build_table(d, l, hi) != 0) {
+    if (job.img)
+      exec_call(d->exec, unload_on_device, job.img, &ctx);
+    free(l);
+    pthread_mutex_unlock(&d->lock);
+    ompemu_error("emu", "device %d: cannot load image " OMPEMU_PTR " (%zu "
+                 "bytes)", id, OMPEMU_P(hi->ImageStart), size);
+    return NULL;
+  }
+  l->host_img = hi;
+  l->img = job.img;
+  l->fptr_p_var = loader_symbol(l->img, "__omp_offloading_fptr_map_p", NULL);
+  l->fptr_size_var =
+      loader_symbol(l->img, "__omp_offloading_fptr_map_size", NULL);
+  if (!l->fptr_size_var)
+    l->fptr_p_var = NULL; /* both or neither */
+  struct emu_loaded **tail = &d->images;
+  while (*tail)
+    tail = &(*tail)->next;
+  *tail = l;
+  devicertl_image_add(l->img, id, loader_base(l->img), loader_span(l->img),
+                      l->fptr_p_var, l->fptr_size_var);
+  ompemu_trace(1, "emu", "device %d: image %s loaded at " OMPEMU_PTR ", span "
+               "%zu, %td entries", id, label, OMPEMU_P(loader_base(l->img)),
+               loader_span(l->img), l->table.EntriesEnd - l->table.EntriesBegin);
+  if (d->fptr_table)
+    emu_fptr_apply(d, l);
+  pthread_mutex_unlock(&d->lock);
+  return &l->table;
+}
+
+/* Unload L (removed from the list by the caller, who holds D->lock). */
+static void unload(struct emu_device *d, struct emu_loaded *l) {
+  ompemu_trace(1, "emu", "device %d: unloading image %s at " OMPEMU_PTR, d->id,
+               loader_label(l->img), OMPEMU_P(loader_base(l->img)));
+  devicertl_image_remove(l->img);
+  struct emu_devctx ctx = {d->id, l->img, 0, 0, 0};
+  exec_call(d->exec, unload_on_device, l->img, &ctx);
+  free(l->table.EntriesBegin);
+  free(l);
+}
+
+void emu_unload_all(struct emu_device *d) {
+  pthread_mutex_lock(&d->lock);
+  while (d->images) {
+    struct emu_loaded *l = d->images;
+    d->images = l->next;
+    unload(d, l);
+  }
+  pthread_mutex_unlock(&d->lock);
+}
+
+EMU_EXPORT int32_t __tgt_rtl_register_lib(__tgt_bin_desc *desc) {
+  return OFFLOAD_SUCCESS;
+}
+
+EMU_EXPORT int32_t __tgt_rtl_unregister_lib(__tgt_bin_desc *desc) {
+  if (!desc)
+    return OFFLOAD_FAIL;
+  struct emu_plugin *p = emu_plugin();
+  const __tgt_device_image *b = desc->DeviceImages;
+  const __tgt_device_image *e = b ? b + desc->NumDeviceImages : b;
+  for (int i = 0; i < p->ndevices; i++) {
+    struct emu_device *d = &p->dev[i];
+    if (!__atomic_load_n(&d->initialized, __ATOMIC_ACQUIRE))
+      continue;
+    pthread_mutex_lock(&d->lock);
+    for (struct emu_loaded **pl = &d->images; *pl;) {
+      struct emu_loaded *l = *pl;
+      if (l->host_img >= b && l->host_img < e) {
+        *pl = l->next;
+        unload(d, l);
+      } else {
+        pl = &l->next;
+      }
+    }
+    pthread_mutex_unlock(&d->lock);
+  }
+  return OFFLOAD_SUCCESS;
+}
+
+/* Name of the entry at ENTRY in L's table, for traces. */
+static const char *entry_name(const struct emu_loaded *l, const void *entry) {
+  for (const __tgt_offload_entry *e = l->table.EntriesBegin;
+       e < l->table.EntriesEnd; e++)
+    if (e->addr == entry)
+      return e->name;
+  return "?";
+}
+
+static int32_t launch(int32_t id, void *entry, void **args, ptrdiff_t *offs,
+                      int32_t n, int32_t teams, int32_t limit, uint64_t trip,
+                      __tgt_async_info *ai) {
+  struct emu_device *d = emu_device_get(id, "run_target_region");
+  if (!d)
+    return OFFLOAD_FAIL;
+  pthread_mutex_lock(&d->lock);
+  struct emu_loaded *l = entry ? emu_image_of(d, entry) : NULL;
+  struct emu_devctx ctx = {id, l ? l->img : NULL, teams, limit, trip};
+  if (l && OMPEMU_TRACE_ON(2))
+    ompemu_trace(2, "emu", "device %d: launch %s at " OMPEMU_PTR " with %d "
+                 "args, teams %d, thread_limit %d, tripcount %lu%s", id,
+                 entry_name(l, entry), OMPEMU_P(entry), n, teams, limit,
+                 (unsigned long)trip, ai ? " (async)" : "");
+  pthread_mutex_unlock(&d->lock);
+  if (!l) {
+    ompemu_error("emu", "device %d: kernel entry " OMPEMU_PTR " is not in any "
+                 "image loaded on the device", id, OMPEMU_P(entry));
+    return OFFLOAD_FAIL;
+  }
+  if (n < 0 || (n > 0 && !args)) {
+    ompemu_error("emu", "device %d: launch of " OMPEMU_PTR " with bad "
+                 "arguments (%d at " OMPEMU_PTR ")", id, OMPEMU_P(entry), n,
+                 OMPEMU_P(args));
+    return OFFLOAD_FAIL;
+  }
+  struct exec_stream **q = ai ? (struct exec_stream **)&ai->Queue : NULL;
+  return exec_launch(d->exec, q, entry, args, offs, n, &ctx) == 0
+             ? OFFLOAD_SUCCESS
+             : OFFLOAD_FAIL;
+}
+
+EMU_EXPORT int32_t __tgt_rtl_run_target_team_region(
+    int32_t id, void *entry, void **args, ptrdiff_t *offs, int32_t n,
+    int32_t teams, int32_t limit, uint64_t trip) {
+  return launch(id, entry, args, offs, n, teams, limit, trip, NULL);
+}
+
+EMU_EXPORT int32_t __tgt_rtl_run_target_region(int32_t id, void *entry,
+                                               void **args, ptrdiff_t *offs,
+                                               int32_t n) {
+  return launch(id, entry, args, offs, n, 1, 1, 0, NULL);
+}
+
+EMU_EXPORT int32_t __tgt_rtl_run_target_team_region_async(
+    int32_t id, void *entry, void **args, ptrdiff_t *offs, int32_t n,
+    int32_t teams, int32_t limit, uint64_t trip, __tgt_async_info *ai) {
+  return launch(id, entry, args, offs, n, teams, limit, trip, ai);
+}
+
+EMU_EXPORT int32_t __tgt_rtl_run_target_region_async(int32_t id, void *entry,
+                                                     void **args,
+                                                     ptrdiff_t *offs,
+                                                     int32_t n,
+                                                     __tgt_async_info *ai) {
+  return launch(id, entry, args, offs, n, 1, 1, 0, ai);
+}
+
+EMU_EXPORT int32_t __tgt_rtl_synchronize(int32_t id, __tgt_async_info *ai) {
+  struct emu_device *d = emu_device_get(id, "synchronize");
+  if (!d || !ai)
+    return OFFLOAD_FAIL;
+  return exec_sync(d->exec, (struct exec_stream **)&ai->Queue) == 0
+             ? OFFLOAD_SUCCESS
+             : OFFLOAD_FAIL;
+}
+
+EMU_EXPORT int32_t __tgt_rtl_init_async_info(int32_t id,
+                                             __tgt_async_info **ai) {
+  if (!ai || !emu_device_get(id, "init_async_info"))
+    return OFFLOAD_FAIL;
+  *ai = calloc(1, sizeof **ai);
+  return *ai ? OFFLOAD_SUCCESS : OFFLOAD_FAIL;
+}
+
+EMU_EXPORT int32_t __tgt_rtl_release_async_info(int32_t id,
+                                                __tgt_async_info *ai) {
+  struct emu_device *d = emu_device_get(id, "release_async_info");
+  if (!d || !ai)
+    return OFFLOAD_FAIL;
+  exec_sync(d->exec, (struct exec_stream **)&ai->Queue);
+  free(ai);
+  return OFFLOAD_SUCCESS;
+}
+
+EMU_EXPORT int32_t __tgt_rtl_create_event(int32_t id, void **ev) {
+  if (!ev || !emu_device_get(id, "create_event"))
+    return OFFLOAD_FAIL;
+  *ev = exec_event_create();
+  return *ev ? OFFLOAD_SUCCESS : OFFLOAD_FAIL;
+}
+
+EMU_EXPORT int32_t __tgt_rtl_record_event(int32_t id, void *ev,
+                                          __tgt_async_info *ai) {
+  struct emu_device *d = emu_device_get(id, "record_event");
+  if (!d || !ev)
+    return OFFLOAD_FAIL;
+  return exec_event_record(d->exec, ev,
+                           ai ? (struct exec_stream **)&ai->Queue : NULL) == 0
+             ? OFFLOAD_SUCCESS
+             : OFFLOAD_FAIL;
+}
+
+EMU_EXPORT int32_t __tgt_rtl_wait_event(int32_t id, void *ev,
+                                        __tgt_async_info *ai) {
+  struct emu_device *d = emu_device_get(id, "wait_event");
+  if (!d || !ev)
+    return OFFLOAD_FAIL;
+  return exec_event_wait(d->exec, ev,
+                         ai ? (struct exec_stream **)&ai->Queue : NULL) == 0
+             ? OFFLOAD_SUCCESS
+             : OFFLOAD_FAIL;
+}
+
+EMU_EXPORT int32_t __tgt_rtl_sync_event(int32_t id, void *ev) {
+  if (!ev)
+    return OFFLOAD_FAIL;
+  return exec_event_sync(ev) == 0 ? OFFLOAD_SUCCESS : OFFLOAD_FAIL;
+}
+
+EMU_EXPORT int32_t __tgt_rtl_destroy_event(int32_t id, void *ev) {
+  return exec_event_destroy(ev) == 0 ? OFFLOAD_SUCCESS : OFFLOAD_FAIL;
+}
