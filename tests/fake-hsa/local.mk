@@ -1,0 +1,1 @@
+# Test double of the HSA runtime (filled below).
