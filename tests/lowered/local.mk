@@ -1,1 +1,17 @@
-# (filled by its component)
+# Hand-lowered offload programs built with gcc only (host C + device C +
+# ompemu-wrap), run on a libomptarget by tests/lowered/run.sh (TAP).
+TESTS += tests/lowered/run.sh
+EXTRA_DIST += tests/lowered/run.sh tests/lowered/lowered.h \
+	tests/lowered/hello.host.c tests/lowered/hello.dev.c \
+	tests/lowered/global.host.c tests/lowered/global.dev.c \
+	tests/lowered/struct.host.c tests/lowered/struct.dev.c \
+	tests/lowered/desc.host.c tests/lowered/desc.dev.c \
+	tests/lowered/refcount.host.c tests/lowered/refcount.dev.c \
+	tests/lowered/dsolib.host.c tests/lowered/dsolib.dev.c \
+	tests/lowered/dsomain.c
+# run.sh needs the tools it drives.
+tests/lowered/run.log: ompemu-wrap$(EXEEXT)
+clean-local: clean-lowered
+clean-lowered:
+	-rm -rf tests/lowered/work
+.PHONY: clean-lowered

@@ -1,0 +1,172 @@
+#!/bin/sh
+# TAP runner of the hand-lowered tests: for each program, build the device
+# image with $CC -shared -fPIC, wrap it with ompemu-wrap, link the host C
+# code and the wrapper object against a libomptarget, run it and let the
+# program check its values.
+#
+# Runtime (OMPEMU_LOWERED_RUNTIME): "ompemu" links the build tree's
+# .libs/libomptarget.so and runs through ompemu-run on the emu device;
+# "llvm14" links LLVM 14's libomptarget (+ libomp, which it needs) and runs
+# on its x86_64 plugin; "auto" (default) takes ompemu when the runtime, the
+# emu plugin and ompemu-run are built, else LLVM 14.  Keep device and host
+# tables in the same order: LLVM 14 pairs entries by position.
+set -u
+
+B=${OMPEMU_BUILDDIR:?OMPEMU_BUILDDIR is not set}
+S=${OMPEMU_SRCDIR:?OMPEMU_SRCDIR is not set}
+CC=${CC:-cc}
+LLVM14_LIBDIR=${LLVM14_LIBDIR:-/usr/lib/llvm-14/lib}
+T=$S/tests/lowered
+W=$B/tests/lowered/work
+WRAP=$B/ompemu-wrap
+NTESTS=13
+
+mode=${OMPEMU_LOWERED_RUNTIME:-auto}
+if [ "$mode" = auto ]; then
+  if [ -f "$B/.libs/libomptarget.so" ] && [ -x "$B/ompemu-run" ] &&
+     [ -f "$B/.libs/libomptarget.rtl.emu.so" ]; then
+    mode=ompemu
+  elif [ -f "$LLVM14_LIBDIR/libomptarget.so" ]; then
+    mode=llvm14
+  else
+    mode=none
+  fi
+fi
+
+echo "1..$NTESTS"
+if [ "$mode" = none ] || [ ! -x "$WRAP" ]; then
+  i=1
+  while [ $i -le $NTESTS ]; do
+    echo "ok $i # SKIP no runtime to run on (build ompemu, or install libomp-14-dev) or no ompemu-wrap"
+    i=$((i + 1))
+  done
+  exit 0
+fi
+echo "# runtime: $mode"
+
+case $mode in
+  ompemu)
+    LIBS="-L$B/.libs -lomptarget -Wl,-rpath,$B/.libs"
+    RUN="$B/ompemu-run" ;;
+  llvm14)
+    LIBS="-L$LLVM14_LIBDIR -Wl,--no-as-needed -lomp -lomptarget -Wl,-rpath,$LLVM14_LIBDIR"
+    RUN= ;;
+  *) echo "Bail out! unknown OMPEMU_LOWERED_RUNTIME=$mode"; exit 1 ;;
+esac
+
+rm -rf "$W" && mkdir -p "$W" || { echo "Bail out! cannot create $W"; exit 1; }
+cd "$W" || exit 1
+CFLAGS_L="-std=gnu11 -Wall -Wextra -O1 -g -I$S/include -I$T"
+n=0
+log=$W/step.log
+
+# report NAME STATUS [TODO-reason]: print the TAP line and the log on failure.
+report() {
+  n=$((n + 1))
+  if [ "$2" -eq 0 ]; then
+    echo "ok $n - $1"
+  else
+    if [ $# -ge 3 ]; then
+      echo "not ok $n - $1 # TODO $3"
+    else
+      echo "not ok $n - $1"
+    fi
+    sed 's/^/# /' "$log" | head -40
+  fi
+}
+
+# step CMD...: run one build or run step, output appended to the log.
+step() {
+  echo "+ $*" >>"$log"
+  "$@" >>"$log" 2>&1
+}
+
+# dev NAME: build NAME.dev.so from NAME.dev.c.
+dev() { step "$CC" $CFLAGS_L -shared -fPIC -o "$1.dev.so" "$T/$1.dev.c"; }
+
+# prog NAME OUT [extra link args]: link host NAME.host.c with wrap-NAME.o.
+prog() {
+  name=$1 out=$2
+  shift 2
+  step "$CC" $CFLAGS_L -o "$out" "$T/$name.host.c" "$@" $LIBS
+}
+
+# run PROG ARGS...: run under the chosen runtime.
+run() { step $RUN "$@"; }
+
+# Simple one-image tests.
+simple() {
+  : >"$log"
+  name=$1
+  shift
+  dev "$name" && step "$WRAP" --target=x86_64-pc-linux-gnu -o "wrap-$name.o" \
+    --offload-arch=x86-64 "$name.dev.so" &&
+    prog "$name" "$name" "wrap-$name.o" && run "./$name" "$@"
+}
+
+simple hello; report "hello: one kernel, tofrom array" $?
+simple global; report "declare target to global + target update" $?
+simple struct; report "struct with attached pointer member (PTR_AND_OBJ, MEMBER_OF)" $?
+simple desc parent-first; report "Fortran descriptor rank 1 and 2, parent first" $?
+: >"$log"; run ./desc member-first
+st=$?
+if [ "$mode" = llvm14 ]; then
+  report "Fortran descriptor rank 1 and 2, member first" $st "LLVM 14 refuses member-first lists (explicit extension)"
+else
+  report "Fortran descriptor rank 1 and 2, member first" $st
+fi
+simple refcount; report "enter/exit data reference counts, always, delete" $?
+
+# A foreign image (the hello image with e_machine patched to EM_AMDGPU).
+: >"$log"
+cp hello.dev.so amdgpu.dev.so && printf '\340\000' |
+  dd of=amdgpu.dev.so bs=1 seek=18 conv=notrunc 2>/dev/null
+step "$WRAP" -o wrap-two.o --offload-arch=gfx906 amdgpu.dev.so \
+  --offload-arch=x86-64 hello.dev.so && prog hello two wrap-two.o &&
+  run ./two
+report "two images, the first for EM_AMDGPU: the x86-64 one is picked" $?
+
+: >"$log"
+step "$WRAP" -o wrap-foreign.o --offload-arch=gfx906 amdgpu.dev.so &&
+  prog hello foreign wrap-foreign.o &&
+  LOWERED_EXPECT=fallback run ./foreign
+report "only a foreign image: host fallback" $?
+
+: >"$log"
+OMP_TARGET_OFFLOAD=mandatory $RUN ./foreign >mandatory.out 2>&1
+st=$?
+cat mandatory.out >>"$log"
+ok=1
+if [ $st -ne 0 ] && grep -q "Libomptarget fatal error 1: failure of target construct while offloading is mandatory" mandatory.out; then
+  ok=0
+fi
+echo "exit status $st" >>"$log"
+report "only a foreign image, OMP_TARGET_OFFLOAD=mandatory: LLVM's fatal error" $ok
+
+# An executable and a shared library, each with its own descriptor.
+: >"$log"
+dev dsolib && step "$WRAP" -o wrap-dsolib.o dsolib.dev.so &&
+  step "$CC" $CFLAGS_L -shared -fPIC -o libdsolib.so "$T/dsolib.host.c" \
+    wrap-dsolib.o $LIBS &&
+  step "$CC" $CFLAGS_L -DLOWERED_NO_MAIN -o dsomain "$T/hello.host.c" \
+    "$T/dsomain.c" wrap-hello.o -L. -ldsolib "-Wl,-rpath,$W" $LIBS &&
+  run ./dsomain
+report "executable and shared library, one descriptor each" $?
+
+# The wrapper object in a non-PIE executable, a PIE and a shared library.
+: >"$log"
+prog hello nopie wrap-hello.o -no-pie && step sh -c "readelf -h nopie | grep -q 'EXEC'" &&
+  run ./nopie
+report "wrapped object linked into a non-PIE executable" $?
+: >"$log"
+prog hello pie wrap-hello.o -fPIE -pie && step sh -c "readelf -h pie | grep -q 'DYN'" &&
+  run ./pie
+report "wrapped object linked into a PIE" $?
+: >"$log"
+step "$CC" $CFLAGS_L -fPIC -shared -DLOWERED_NO_MAIN -o libhello.so \
+  "$T/hello.host.c" wrap-hello.o $LIBS &&
+  step "$CC" $CFLAGS_L -DLOWERED_NO_DSOLIB -o soonly "$T/dsomain.c" -L. \
+    -lhello "-Wl,-rpath,$W" $LIBS &&
+  run ./soonly
+report "wrapped object linked into a shared library" $?
+exit 0
