@@ -1,0 +1,114 @@
+/* What the loader's files share: the loaded image and the helpers that
+ * turn checked virtual addresses of the image into pointers.  Only
+ * loader*.c, dynamic.c and relocate.c include this. */
+#ifndef EMU_LOADER_INTERNAL_H
+#define EMU_LOADER_INTERNAL_H
+
+#include "elf_image.h"
+#include "symbols.h"
+
+#include <elf.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+struct __tgt_offload_entry;
+
+/* Slots of emu_image.dyn: DT_* tags below DT_NUM index directly; the few
+ * tags above it that the loader reads get the slots after. */
+enum {
+  DYN_GNU_HASH = DT_NUM,
+  DYN_FLAGS_1,
+  DYN_SLOTS
+};
+
+#define EMU_PAGE 4096UL
+#define EMU_WHY 512
+
+struct emu_image {
+  int dev;
+  char *label;
+  struct emu_arena *code;
+  void *mem;       /* the arena block holding the span */
+  size_t memsize;  /* its size (the span) */
+  uintptr_t base;  /* load bias: address = base + vaddr */
+  uint64_t vlo;    /* page-aligned vaddr span [vlo, vhi) */
+  uint64_t vhi;
+  unsigned char *prot; /* PROT_* per page of the span */
+
+  uint64_t dyn[DYN_SLOTS];
+  unsigned char has[DYN_SLOTS];
+  uint64_t *needed; /* DT_NEEDED string offsets */
+  size_t nneeded;
+  uint64_t nsyms;    /* entries of the dynamic symbol table */
+  void **handles;    /* dlopen'ed DT_NEEDED libraries */
+  size_t nhandles;
+  int handles_open;
+
+  struct emu_symtab syms;
+  struct __tgt_offload_entry *entries; /* inside the span */
+  size_t nentries;
+  void *gdb; /* gdbjit registration */
+  int inited;
+  char why[EMU_WHY];
+};
+
+/* 1 if [VADDR, VADDR+LEN) lies inside IMG's span. */
+static inline int img_has(const struct emu_image *img, uint64_t vaddr,
+                          uint64_t len) {
+  return vaddr >= img->vlo && elf_in_range(vaddr - img->vlo, len,
+                                           img->vhi - img->vlo);
+}
+
+static inline void *img_ptr(const struct emu_image *img, uint64_t vaddr) {
+  return (void *)(img->base + vaddr);
+}
+
+static inline uint64_t img_rd64(const struct emu_image *img, uint64_t vaddr) {
+  uint64_t v;
+  memcpy(&v, img_ptr(img, vaddr), sizeof v);
+  return v;
+}
+
+static inline uint32_t img_rd32(const struct emu_image *img, uint64_t vaddr) {
+  uint32_t v;
+  memcpy(&v, img_ptr(img, vaddr), sizeof v);
+  return v;
+}
+
+/* PROT_* of the page holding VADDR (which must lie in the span). */
+static inline int img_page_prot(const struct emu_image *img, uint64_t vaddr) {
+  return img->prot[(vaddr - img->vlo) / EMU_PAGE];
+}
+
+/* 1 if every page of [VADDR, VADDR+LEN) (inside the span) has all of PROT. */
+int img_pages_have(const struct emu_image *img, uint64_t vaddr, uint64_t len,
+                   int prot);
+
+/* 1 if ADDR (an absolute address) is in an executable page of IMG. */
+int img_is_code(const struct emu_image *img, uintptr_t addr);
+
+/* dynamic.c: decode PT_DYNAMIC (at VADDR, LEN bytes) into IMG->dyn, size the
+ * dynamic symbol table, check the string and symbol tables. */
+int dyn_decode(struct emu_image *img, const struct elf_file *f,
+               uint64_t vaddr, uint64_t len);
+
+/* The NUL-terminated string at OFF in DT_STRTAB, or NULL if out of range. */
+const char *dyn_string(const struct emu_image *img, uint64_t off);
+
+/* Dynamic symbol IDX (< IMG->nsyms) copied into *SYM. */
+void dyn_symbol(const struct emu_image *img, uint64_t idx, Elf64_Sym *sym);
+
+/* relocate.c: apply DT_RELA and DT_JMPREL (IRELATIVE and ifunc binds in a
+ * second pass, once code is executable).  -1 with IMG->why set. */
+int reloc_apply(struct emu_image *img);
+
+/* Close the libraries reloc_apply opened. */
+void reloc_close_handles(struct emu_image *img);
+
+/* loader_syms.c: fill IMG->syms from dynsym and .symtab, and find the
+ * entries of omp_offloading_entries. */
+int syms_build(struct emu_image *img, const struct elf_file *f);
+int entries_find(struct emu_image *img, const struct elf_file *f);
+
+#endif

@@ -1,0 +1,121 @@
+/* A loaded image's names: the by-name symbol table (dynsym first, then the
+ * section-header .symtab, where clang's internal ctor/dtor functions live)
+ * and the device entries of its omp_offloading_entries section. */
+#include "config.h"
+#include "loader_internal.h"
+
+#include <ompemu/abi.h>
+#include <sys/mman.h>
+
+/* Add symbol S named NAME (from WHAT, index IDX) if it is a readable
+ * definition inside the span. */
+static int add_sym(struct emu_image *img, const Elf64_Sym *s, const char *name,
+                   const char *what, size_t idx) {
+  int type = ELF64_ST_TYPE(s->st_info);
+  if (s->st_shndx == SHN_UNDEF || s->st_shndx == SHN_ABS || !*name ||
+      type == STT_SECTION || type == STT_FILE || type == STT_TLS)
+    return 0;
+  uint64_t len = s->st_size ? s->st_size : 1;
+  if (!img_has(img, s->st_value, len) ||
+      !img_pages_have(img, s->st_value, len, PROT_READ))
+    return 0; /* e.g. _end; never hand out an unreadable address */
+  if (symtab_add(&img->syms, name, strlen(name),
+                 (uintptr_t)img_ptr(img, s->st_value), s->st_size) < 0)
+    return why_fail(img->why, EMU_WHY, "out of memory adding %s symbol %zu",
+                    what, idx);
+  return 0;
+}
+
+/* Symbols of the SHT_SYMTAB section SH of F. */
+static int add_symtab(struct emu_image *img, const struct elf_file *f,
+                      const Elf64_Shdr *sh) {
+  if (sh->sh_entsize != sizeof(Elf64_Sym))
+    return why_fail(img->why, EMU_WHY, ".symtab sh_entsize %lu, expected %zu",
+                    (unsigned long)sh->sh_entsize, sizeof(Elf64_Sym));
+  if (sh->sh_link == 0 || sh->sh_link >= f->shnum ||
+      f->sh[sh->sh_link].sh_type != SHT_STRTAB)
+    return why_fail(img->why, EMU_WHY,
+                    ".symtab sh_link %u is not a string table section",
+                    sh->sh_link);
+  const Elf64_Shdr *st = &f->sh[sh->sh_link];
+  const char *str = (const char *)f->data + st->sh_offset;
+  size_t n = sh->sh_size / sizeof(Elf64_Sym);
+  for (size_t i = 1; i < n; i++) {
+    Elf64_Sym s;
+    memcpy(&s, f->data + sh->sh_offset + i * sizeof s, sizeof s);
+    if (s.st_name >= st->sh_size ||
+        !memchr(str + s.st_name, '\0', st->sh_size - s.st_name))
+      return why_fail(img->why, EMU_WHY,
+                      ".symtab symbol %zu: name offset 0x%x outside its "
+                      "string table (size 0x%lx)",
+                      i, s.st_name, (unsigned long)st->sh_size);
+    if (add_sym(img, &s, str + s.st_name, ".symtab", i) != 0)
+      return -1;
+  }
+  return 0;
+}
+
+int syms_build(struct emu_image *img, const struct elf_file *f) {
+  symtab_init(&img->syms);
+  if (img->has[DT_SYMTAB])
+    for (uint64_t i = 1; i < img->nsyms; i++) {
+      Elf64_Sym s;
+      dyn_symbol(img, i, &s);
+      const char *name = dyn_string(img, s.st_name);
+      if (!name)
+        return why_fail(img->why, EMU_WHY,
+                        "dynamic symbol %lu: name offset 0x%x outside the "
+                        "string table (size 0x%lx)",
+                        (unsigned long)i, s.st_name,
+                        (unsigned long)img->dyn[DT_STRSZ]);
+      if (add_sym(img, &s, name, "dynamic", i) != 0)
+        return -1;
+    }
+  for (size_t i = 1; i < f->shnum; i++)
+    if (f->sh[i].sh_type == SHT_SYMTAB && add_symtab(img, f, &f->sh[i]) != 0)
+      return -1;
+  return 0;
+}
+
+/* 1 if a NUL-terminated string starts at absolute address P inside IMG's
+ * readable pages. */
+static int readable_string(const struct emu_image *img, uintptr_t p) {
+  if (p < img->base)
+    return 0;
+  for (uint64_t v = p - img->base; img_has(img, v, 1);) {
+    if (!(img_page_prot(img, v) & PROT_READ))
+      return 0;
+    uint64_t page_end = (v & ~(EMU_PAGE - 1)) + EMU_PAGE;
+    if (memchr(img_ptr(img, v), '\0', page_end - v))
+      return 1;
+    v = page_end;
+  }
+  return 0;
+}
+
+int entries_find(struct emu_image *img, const struct elf_file *f) {
+  const Elf64_Shdr *s = elf_file_section(f, "omp_offloading_entries");
+  if (!s)
+    return 0;
+  if (s->sh_size % sizeof(__tgt_offload_entry) != 0)
+    return why_fail(img->why, EMU_WHY,
+                    "omp_offloading_entries size 0x%lx is not a multiple of "
+                    "the entry size %zu",
+                    (unsigned long)s->sh_size, sizeof(__tgt_offload_entry));
+  if (s->sh_addr % 8 != 0 || !img_has(img, s->sh_addr, s->sh_size) ||
+      !img_pages_have(img, s->sh_addr, s->sh_size, PROT_READ))
+    return why_fail(img->why, EMU_WHY,
+                    "omp_offloading_entries [0x%lx, +0x%lx) is misaligned or "
+                    "lies outside the image's readable span [0x%lx, 0x%lx)",
+                    (unsigned long)s->sh_addr, (unsigned long)s->sh_size,
+                    (unsigned long)img->vlo, (unsigned long)img->vhi);
+  img->entries = img_ptr(img, s->sh_addr);
+  img->nentries = s->sh_size / sizeof(__tgt_offload_entry);
+  for (size_t i = 0; i < img->nentries; i++)
+    if (!readable_string(img, (uintptr_t)img->entries[i].name))
+      return why_fail(img->why, EMU_WHY,
+                      "offload entry %zu: name pointer " "0x%016lx is not a "
+                      "string inside the image",
+                      i, (unsigned long)(uintptr_t)img->entries[i].name);
+  return 0;
+}

@@ -1,0 +1,299 @@
+/* Relocation of a loaded image: one loop over DT_RELA, DT_RELR and
+ * DT_JMPREL with one switch over the neutral kinds of reloc.h, everything
+ * bound now.  Undefined symbols resolve against the device runtime first,
+ * then the image's DT_NEEDED libraries, then the process's global scope;
+ * symbols the image defines bind to its own definition (a device image is
+ * its own world: the host may define the same names). */
+#include "config.h"
+#include "devicertl.h"
+#include "loader_internal.h"
+#include "reloc.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+/* Open IMG's DT_NEEDED libraries: already loaded ones first (made global),
+ * then by name, then in each DT_RUNPATH/DT_RPATH directory. */
+static int open_needed(struct emu_image *img) {
+  img->handles_open = 1;
+  if (!img->nneeded)
+    return 0;
+  img->handles = calloc(img->nneeded, sizeof *img->handles);
+  if (!img->handles)
+    return why_fail(img->why, EMU_WHY, "out of memory");
+  const char *rpath = NULL;
+  if (img->has[DT_RUNPATH])
+    rpath = dyn_string(img, img->dyn[DT_RUNPATH]);
+  else if (img->has[DT_RPATH])
+    rpath = dyn_string(img, img->dyn[DT_RPATH]);
+  for (size_t i = 0; i < img->nneeded; i++) {
+    const char *name = dyn_string(img, img->needed[i]);
+    void *h = dlopen(name, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL);
+#ifndef EMU_LOADER_FUZZING
+    /* The fuzzer never loads new libraries: their constructors would run. */
+    if (!h)
+      h = dlopen(name, RTLD_NOW | RTLD_GLOBAL);
+    for (const char *p = rpath; !h && p && *p && !strchr(name, '/');) {
+      const char *e = strchr(p, ':');
+      size_t n = e ? (size_t)(e - p) : strlen(p);
+      char path[PATH_MAX];
+      if (n && !memchr(p, '$', n) &&
+          snprintf(path, sizeof path, "%.*s/%s", (int)n, p, name) <
+              (int)sizeof path)
+        h = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+      p = e ? e + 1 : NULL;
+    }
+#else
+    (void)rpath;
+#endif
+    if (!h) {
+      const char *err = dlerror();
+      return why_fail(img->why, EMU_WHY,
+                      "needed library '%s' cannot be opened (run path '%s'): "
+                      "%s",
+                      name, rpath ? rpath : "", err ? err : "not loaded");
+    }
+    img->handles[img->nhandles++] = h;
+  }
+  return 0;
+}
+
+void reloc_close_handles(struct emu_image *img) {
+  for (size_t i = 0; i < img->nhandles; i++)
+    dlclose(img->handles[i]);
+  free(img->handles);
+  img->handles = NULL;
+  img->nhandles = 0;
+}
+
+/* Value of dynamic symbol IDX for relocation RELNO at R_OFFSET, in *VALUE;
+ * *IFUNC set if it is the image's own STT_GNU_IFUNC (value = resolver). */
+static int resolve(struct emu_image *img, uint64_t idx, size_t relno,
+                   uint64_t r_offset, uintptr_t *value, int *ifunc) {
+  *ifunc = 0;
+  if (idx >= img->nsyms)
+    return why_fail(img->why, EMU_WHY,
+                    "relocation %zu at 0x%lx: symbol index %lu beyond the "
+                    "symbol table (%lu symbols)",
+                    relno, (unsigned long)r_offset, (unsigned long)idx,
+                    (unsigned long)img->nsyms);
+  Elf64_Sym s;
+  dyn_symbol(img, idx, &s);
+  const char *name = dyn_string(img, s.st_name);
+  if (!name)
+    return why_fail(img->why, EMU_WHY,
+                    "relocation %zu: symbol %lu has name offset 0x%x outside "
+                    "the string table (size 0x%lx)",
+                    relno, (unsigned long)idx, s.st_name,
+                    (unsigned long)img->dyn[DT_STRSZ]);
+  if (ELF64_ST_TYPE(s.st_info) == STT_TLS)
+    return why_fail(img->why, EMU_WHY,
+                    "thread-local symbol '%s' (thread-local storage is not "
+                    "supported)",
+                    name);
+  if (s.st_shndx == SHN_ABS) {
+    *value = s.st_value;
+    return 0;
+  }
+  if (s.st_shndx != SHN_UNDEF) {
+    if (!img_has(img, s.st_value, 1))
+      return why_fail(img->why, EMU_WHY,
+                      "symbol '%s' (index %lu) has value 0x%lx outside the "
+                      "image span [0x%lx, 0x%lx)",
+                      name, (unsigned long)idx, (unsigned long)s.st_value,
+                      (unsigned long)img->vlo, (unsigned long)img->vhi);
+    *value = (uintptr_t)img_ptr(img, s.st_value);
+    *ifunc = ELF64_ST_TYPE(s.st_info) == STT_GNU_IFUNC;
+    return 0;
+  }
+  if (!*name)
+    return why_fail(img->why, EMU_WHY,
+                    "relocation %zu: undefined symbol %lu has no name", relno,
+                    (unsigned long)idx);
+  void *p = devicertl_lookup(name);
+  if (!p) {
+    if (!img->handles_open && open_needed(img) != 0)
+      return -1;
+    for (size_t i = 0; !p && i < img->nhandles; i++)
+      p = dlsym(img->handles[i], name);
+    if (!p)
+      p = dlsym(RTLD_DEFAULT, name);
+  }
+  if (!p && ELF64_ST_BIND(s.st_info) != STB_WEAK)
+    return why_fail(img->why, EMU_WHY,
+                    "undefined symbol '%s' (relocation %zu at 0x%lx) not "
+                    "found in the device runtime, the needed libraries or "
+                    "the process",
+                    name, relno, (unsigned long)r_offset);
+  *value = (uintptr_t)p;
+  return 0;
+}
+
+/* Call the ifunc resolver at RESOLVER after checking it is image code. */
+static int call_resolver(struct emu_image *img, uintptr_t resolver,
+                         size_t relno, uintptr_t *value) {
+  if (!img_is_code(img, resolver))
+    return why_fail(img->why, EMU_WHY,
+                    "relocation %zu: ifunc resolver at " "0x%016lx is not in "
+                    "the image's code",
+                    relno, (unsigned long)resolver);
+#ifdef EMU_LOADER_FUZZING
+  *value = 0; /* never run fuzzed code */
+#else
+  *value = (uintptr_t)((void *(*)(void))resolver)();
+#endif
+  return 0;
+}
+
+/* Apply the RELA table at VADDR (SIZE bytes) named WHAT; PASS 0 does all
+ * but ifunc relocations, PASS 1 only those. */
+static int apply_rela(struct emu_image *img, const char *what, uint64_t vaddr,
+                      uint64_t size, int pass) {
+  if (size % sizeof(Elf64_Rela) != 0)
+    return why_fail(img->why, EMU_WHY,
+                    "%s size 0x%lx is not a multiple of %zu", what,
+                    (unsigned long)size, sizeof(Elf64_Rela));
+  if (!img_has(img, vaddr, size))
+    return why_fail(img->why, EMU_WHY,
+                    "%s table [0x%lx, +0x%lx) lies outside the image span "
+                    "[0x%lx, 0x%lx)",
+                    what, (unsigned long)vaddr, (unsigned long)size,
+                    (unsigned long)img->vlo, (unsigned long)img->vhi);
+  size_t n = size / sizeof(Elf64_Rela);
+  for (size_t i = 0; i < n; i++) {
+    Elf64_Rela r;
+    memcpy(&r, img_ptr(img, vaddr + i * sizeof r), sizeof r);
+    uint32_t type = ELF64_R_TYPE(r.r_info);
+    uint64_t idx = ELF64_R_SYM(r.r_info);
+    enum emu_reloc_kind k = reloc_kind(type);
+    switch (k) {
+    case RK_NONE:
+      continue;
+    case RK_COPY:
+      return why_fail(img->why, EMU_WHY,
+                      "%s relocation %zu at 0x%lx: %s is for executables", what,
+                      i, (unsigned long)r.r_offset, reloc_name(type));
+    case RK_TLS:
+      return why_fail(img->why, EMU_WHY,
+                      "%s relocation %zu at 0x%lx: %s needs thread-local "
+                      "storage, which is not supported",
+                      what, i, (unsigned long)r.r_offset, reloc_name(type));
+    case RK_UNKNOWN:
+      return why_fail(img->why, EMU_WHY,
+                      "%s relocation %zu at 0x%lx has unsupported type %u "
+                      "(%s)",
+                      what, i, (unsigned long)r.r_offset, type,
+                      reloc_name(type));
+    default:
+      break;
+    }
+    if (!img_has(img, r.r_offset, 8))
+      return why_fail(img->why, EMU_WHY,
+                      "%s relocation %zu (%s): offset 0x%lx lies outside the "
+                      "image span [0x%lx, 0x%lx)",
+                      what, i, reloc_name(type), (unsigned long)r.r_offset,
+                      (unsigned long)img->vlo, (unsigned long)img->vhi);
+    if (!img_pages_have(img, r.r_offset, 8, PROT_WRITE))
+      return why_fail(img->why, EMU_WHY,
+                      "%s relocation %zu (%s): offset 0x%lx is in a "
+                      "read-only segment (text relocations are not "
+                      "supported)",
+                      what, i, reloc_name(type), (unsigned long)r.r_offset);
+    uintptr_t v = 0;
+    int ifunc = 0;
+    if (k == RK_IRELATIVE) {
+      if (pass == 0)
+        continue;
+      if (call_resolver(img, img->base + (uintptr_t)r.r_addend, i, &v) != 0)
+        return -1;
+    } else if (k == RK_RELATIVE) {
+      if (pass == 1)
+        continue;
+      v = img->base + (uintptr_t)r.r_addend;
+    } else {
+      if (idx != 0 && resolve(img, idx, i, r.r_offset, &v, &ifunc) != 0)
+        return -1;
+      if (ifunc != pass)
+        continue;
+      if (ifunc && call_resolver(img, v, i, &v) != 0)
+        return -1;
+      v += (uintptr_t)r.r_addend;
+    }
+    memcpy(img_ptr(img, r.r_offset), &v, sizeof v);
+  }
+  return 0;
+}
+
+/* Apply the DT_RELR table (packed relative relocations). */
+static int apply_relr(struct emu_image *img) {
+  uint64_t vaddr = img->dyn[DT_RELR], size = img->dyn[DT_RELRSZ];
+  if (size % 8 != 0 || !img_has(img, vaddr, size))
+    return why_fail(img->why, EMU_WHY,
+                    "DT_RELR table [0x%lx, +0x%lx) is misaligned or lies "
+                    "outside the image span",
+                    (unsigned long)vaddr, (unsigned long)size);
+  uint64_t where = 0;
+  for (uint64_t i = 0; i < size / 8; i++) {
+    uint64_t e = img_rd64(img, vaddr + i * 8);
+    uint64_t targets[63];
+    size_t nt = 0;
+    if ((e & 1) == 0) {
+      where = e;
+      targets[nt++] = where;
+      where += 8;
+    } else {
+      for (unsigned b = 0; b < 63; b++)
+        if (e & (2ULL << b))
+          targets[nt++] = where + 8ULL * b;
+      where += 63 * 8;
+    }
+    for (size_t t = 0; t < nt; t++) {
+      uint64_t at = targets[t];
+      if (!img_has(img, at, 8) || !img_pages_have(img, at, 8, PROT_WRITE))
+        return why_fail(img->why, EMU_WHY,
+                        "DT_RELR entry %lu: offset 0x%lx outside the image's "
+                        "writable span",
+                        (unsigned long)i, (unsigned long)at);
+      uintptr_t v = img->base + img_rd64(img, at);
+      memcpy(img_ptr(img, at), &v, sizeof v);
+    }
+  }
+  return 0;
+}
+
+int reloc_apply(struct emu_image *img) {
+  if (img->has[DT_REL] || img->has[DT_RELSZ])
+    return why_fail(img->why, EMU_WHY,
+                    "DT_REL relocations (without addend) are not used on %s",
+                    reloc_machine_name);
+  if (img->has[DT_TEXTREL] ||
+      (img->has[DT_FLAGS] && (img->dyn[DT_FLAGS] & DF_TEXTREL)))
+    return why_fail(img->why, EMU_WHY,
+                    "DT_TEXTREL: text relocations are not supported");
+  if (img->has[DT_RELAENT] && img->dyn[DT_RELAENT] != sizeof(Elf64_Rela))
+    return why_fail(img->why, EMU_WHY, "DT_RELAENT %lu, expected %zu",
+                    (unsigned long)img->dyn[DT_RELAENT], sizeof(Elf64_Rela));
+  if (img->has[DT_JMPREL] && img->has[DT_PLTREL] &&
+      img->dyn[DT_PLTREL] != DT_RELA)
+    return why_fail(img->why, EMU_WHY, "DT_PLTREL %lu is not DT_RELA",
+                    (unsigned long)img->dyn[DT_PLTREL]);
+  if ((img->has[DT_RELA] || img->has[DT_JMPREL]) && !img->has[DT_SYMTAB])
+    return why_fail(img->why, EMU_WHY, "relocations without DT_SYMTAB");
+  if (img->has[DT_RELR] && apply_relr(img) != 0)
+    return -1;
+  for (int pass = 0; pass < 2; pass++) {
+    if (img->has[DT_RELA] &&
+        apply_rela(img, "DT_RELA", img->dyn[DT_RELA],
+                   img->has[DT_RELASZ] ? img->dyn[DT_RELASZ] : 0, pass) != 0)
+      return -1;
+    if (img->has[DT_JMPREL] &&
+        apply_rela(img, "DT_JMPREL", img->dyn[DT_JMPREL],
+                   img->has[DT_PLTRELSZ] ? img->dyn[DT_PLTRELSZ] : 0,
+                   pass) != 0)
+      return -1;
+  }
+  return 0;
+}
