@@ -1,1 +1,27 @@
 # (filled by its component)
+# --- runtime core (registry, plugins, devices, fptr table, policy) ---
+# Fake plugins: complete, missing a required symbol, and with 0 devices.
+check_LTLIBRARIES += tests/unit/libomptarget.rtl.fake.la \
+	tests/unit/libomptarget.rtl.fakemissing.la \
+	tests/unit/libomptarget.rtl.fakezero.la
+fake_plugin_ldflags = -module -avoid-version -shared -rpath $(abs_builddir)
+tests_unit_libomptarget_rtl_fake_la_SOURCES = tests/unit/fake_plugin.c tests/unit/fake_plugin.h
+tests_unit_libomptarget_rtl_fake_la_LDFLAGS = $(fake_plugin_ldflags)
+tests_unit_libomptarget_rtl_fakemissing_la_SOURCES = tests/unit/fake_plugin.c tests/unit/fake_plugin.h
+tests_unit_libomptarget_rtl_fakemissing_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKE_MISSING
+tests_unit_libomptarget_rtl_fakemissing_la_LDFLAGS = $(fake_plugin_ldflags)
+tests_unit_libomptarget_rtl_fakezero_la_SOURCES = tests/unit/fake_plugin.c tests/unit/fake_plugin.h
+tests_unit_libomptarget_rtl_fakezero_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKE_ZERO
+tests_unit_libomptarget_rtl_fakezero_la_LDFLAGS = $(fake_plugin_ldflags)
+
+check_PROGRAMS += tests/unit/test_core
+TESTS += tests/unit/test_core
+tests_unit_test_core_SOURCES = tests/unit/test_core.c tests/unit/fake_plugin.h \
+	src/registry.c src/plugins.c src/device.c src/entries.c src/globals.c \
+	src/fptr_table.c src/policy.c
+tests_unit_test_core_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
+tests_unit_test_core_CFLAGS = $(unit_cflags)
+tests_unit_test_core_LDADD = src/common/libompemu_common.la $(unit_ldadd) $(LIBS)
+EXTRA_tests_unit_test_core_DEPENDENCIES = tests/unit/libomptarget.rtl.fake.la \
+	tests/unit/libomptarget.rtl.fakemissing.la \
+	tests/unit/libomptarget.rtl.fakezero.la
