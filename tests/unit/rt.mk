@@ -25,3 +25,6 @@ tests_unit_test_core_LDADD = src/common/libompemu_common.la $(unit_ldadd) $(LIBS
 EXTRA_tests_unit_test_core_DEPENDENCIES = tests/unit/libomptarget.rtl.fake.la \
 	tests/unit/libomptarget.rtl.fakemissing.la \
 	tests/unit/libomptarget.rtl.fakezero.la
+
+TESTS += tests/unit/ompemu_run.sh
+EXTRA_DIST += tests/unit/ompemu_run.sh
