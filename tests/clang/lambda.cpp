@@ -1,0 +1,23 @@
+// C++ lambdas called in target regions: a lambda capturing a pointer by
+// value and one capturing by reference; the runtime patches the device
+// copy of the closure with device pointers.
+#include "check.h"
+
+#define N 100
+
+int main() {
+  int *a = new int[N];
+  int scale = 3;
+  for (int i = 0; i < N; i++) a[i] = i;
+  auto byval = [=](int i) { a[i] = a[i] * scale; };
+#pragma omp target map(tofrom: a[0:N])
+  for (int i = 0; i < N; i++) byval(i);
+  for (int i = 0; i < N; i++) CHECK(a[i] == 3 * i, "a[%d] = %d", i, a[i]);
+  int total = 0;
+  auto byref = [&](int i) { total += a[i]; };
+#pragma omp target map(to: a[0:N]) map(tofrom: total)
+  for (int i = 0; i < N; i++) byref(i);
+  CHECK(total == 3 * N * (N - 1) / 2, "total %d", total);
+  delete[] a;
+  return tc_done();
+}
