@@ -122,7 +122,7 @@ int rt_pair_entries(struct rt_device *d, struct rt_loaded *x) {
     struct dev_row key = {h->name ? h->name : "", NULL};
     struct dev_row *m = h->name ? bsearch(&key, rows, k, sizeof *rows, row_cmp)
                                 : NULL;
-    if (m) {
+    if (m && m->addr) {
       x->tgt[i] = m->addr;
     } else if (h->name && (x->tgt[i] = dl_lookup(known, h->name))) {
       how = " (by symbol lookup)";
