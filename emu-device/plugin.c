@@ -87,6 +87,8 @@ EMU_EXPORT __tgt_target_table *__tgt_rtl_load_binary(int32_t id,
   struct emu_devctx ctx = {id, NULL, 0, 0, 0};
   exec_call(d->exec, load_on_device, &job, &ctx);
   struct emu_loaded *l = job.img ? calloc(1, sizeof *l) : NULL;
+  if (l)
+    l->img = job.img;
   if (!l || build_table(d, l, hi) != 0) {
     if (job.img)
       exec_call(d->exec, unload_on_device, job.img, &ctx);
@@ -97,7 +99,6 @@ EMU_EXPORT __tgt_target_table *__tgt_rtl_load_binary(int32_t id,
     return NULL;
   }
   l->host_img = hi;
-  l->img = job.img;
   l->fptr_p_var = loader_symbol(l->img, "__omp_offloading_fptr_map_p", NULL);
   l->fptr_size_var =
       loader_symbol(l->img, "__omp_offloading_fptr_map_size", NULL);

@@ -1,0 +1,256 @@
+/* Unit tests of emu device execution (emu-device/exec.c): libffi calls
+ * with N pointer arguments and offsets, device threads and their context,
+ * in-order async queues, synchronize, events, and the launch latency. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "exec.h"
+
+static struct exec_device *dev;
+
+static int setup(void **state) {
+  (void)state;
+  struct exec_options o;
+  exec_read_options(&o);
+  o.workers = 2;
+  dev = exec_device_create(1, &o);
+  return dev ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  exec_device_destroy(dev);
+  return 0;
+}
+
+static void *seen[12];
+static pthread_t seen_thread;
+static struct emu_devctx seen_ctx;
+static int seen_has_ctx;
+
+static void k12(void *a0, void *a1, void *a2, void *a3, void *a4, void *a5,
+                void *a6, void *a7, void *a8, void *a9, void *a10, void *a11) {
+  void *v[12] = {a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11};
+  memcpy(seen, v, sizeof v);
+  seen_thread = pthread_self();
+  struct emu_devctx *c = emu_current_ctx();
+  seen_has_ctx = c != NULL;
+  if (c)
+    seen_ctx = *c;
+}
+
+static void test_ffi_args(void **state) {
+  (void)state;
+  char buf[64];
+  void *args[12];
+  ptrdiff_t offs[12];
+  for (int i = 0; i < 12; i++) {
+    args[i] = buf + i;
+    offs[i] = i * 3 - 5;
+  }
+  const struct emu_image *fake_img = (const void *)0x1234;
+  struct emu_devctx ctx = {1, fake_img, 7, 64, 1000};
+  assert_int_equal(exec_launch(dev, NULL, (void *)k12, args, offs, 12, &ctx),
+                   0);
+  for (int i = 0; i < 12; i++)
+    assert_ptr_equal(seen[i], buf + i + i * 3 - 5);
+  assert_false(pthread_equal(seen_thread, pthread_self()));
+  assert_true(seen_has_ctx);
+  assert_int_equal(seen_ctx.device, 1);
+  assert_ptr_equal(seen_ctx.img, fake_img);
+  assert_int_equal(seen_ctx.num_teams, 7);
+  assert_int_equal(seen_ctx.thread_limit, 64);
+  assert_int_equal(seen_ctx.tripcount, 1000);
+  assert_null(emu_current_ctx()); /* the host thread has none */
+  /* NULL offsets: the values are the arguments. */
+  assert_int_equal(exec_launch(dev, NULL, (void *)k12, args, NULL, 12, &ctx),
+                   0);
+  assert_ptr_equal(seen[11], buf + 11);
+}
+
+/* 100 arguments: beyond the cached call interfaces. */
+static void *many_sum;
+static void k_many(void *a0, ...) {
+  /* x86-64 passes pointer varargs like fixed ones. */
+  va_list ap;
+  va_start(ap, a0);
+  uintptr_t s = (uintptr_t)a0;
+  for (int i = 1; i < 100; i++)
+    s += (uintptr_t)va_arg(ap, void *);
+  va_end(ap);
+  many_sum = (void *)s;
+}
+
+static void test_ffi_many_args(void **state) {
+  (void)state;
+  void *args[100];
+  uintptr_t want = 0;
+  for (int i = 0; i < 100; i++) {
+    args[i] = (void *)(uintptr_t)(i * 1000 + 1);
+    want += (uintptr_t)args[i];
+  }
+  struct emu_devctx ctx = {1, NULL, 0, 0, 0};
+  assert_int_equal(exec_launch(dev, NULL, (void *)k_many, args, NULL, 100,
+                               &ctx), 0);
+  assert_ptr_equal(many_sum, (void *)want);
+}
+
+static int order[1000];
+static _Atomic int norder;
+
+static void k_append(void *v) {
+  order[atomic_fetch_add(&norder, 1)] = (int)(intptr_t)v;
+}
+
+static void k_sleep(void *ms) {
+  usleep((useconds_t)(uintptr_t)ms * 1000);
+}
+
+static void test_async_order(void **state) {
+  (void)state;
+  struct exec_stream *q = NULL;
+  struct emu_devctx ctx = {1, NULL, 0, 0, 0};
+  void *a[1] = {NULL};
+  ptrdiff_t o[1];
+  atomic_store(&norder, 0);
+  void *ms[1] = {(void *)(uintptr_t)20};
+  assert_int_equal(exec_launch(dev, &q, (void *)k_sleep, ms, NULL, 1, &ctx),
+                   0);
+  assert_non_null(q); /* created on first use */
+  for (int i = 0; i < 1000; i++) {
+    o[0] = i; /* the argument's value is args[0] + offsets[0] = i */
+    assert_int_equal(exec_launch(dev, &q, (void *)k_append, a, o, 1, &ctx), 0);
+  }
+  /* Copies queued behind the kernels are ordered after them. */
+  int src = 42, dst = 0;
+  assert_int_equal(exec_copy(dev, &q, &dst, &src, sizeof src), 0);
+  assert_true(exec_pending(q)); /* the first kernel still sleeps */
+  assert_int_equal(dst, 0);
+  assert_int_equal(exec_sync(dev, &q), 0);
+  assert_null(q);
+  assert_int_equal(atomic_load(&norder), 1000);
+  for (int i = 0; i < 1000; i++)
+    assert_int_equal(order[i], i);
+  assert_int_equal(dst, 42);
+  /* An idle queue copies on the calling thread at once. */
+  struct exec_stream *q2 = NULL;
+  src = 7;
+  assert_int_equal(exec_copy(dev, &q2, &dst, &src, sizeof src), 0);
+  assert_int_equal(dst, 7);
+  assert_null(q2);
+  assert_int_equal(exec_sync(dev, &q2), 0);
+}
+
+static _Atomic int flag;
+static int observed = -1;
+static void k_set_flag(void *ms) {
+  usleep((useconds_t)(uintptr_t)ms * 1000);
+  atomic_store(&flag, 1);
+}
+static void k_observe(void) { observed = atomic_load(&flag); }
+
+struct waiter_arg {
+  struct exec_event *ev;
+};
+
+static void *waiter_thread(void *p) {
+  struct waiter_arg *w = p;
+  struct exec_stream *q = NULL;
+  struct emu_devctx ctx = {1, NULL, 0, 0, 0};
+  /* This host thread's stream runs on the other worker. */
+  exec_event_wait(dev, w->ev, &q);
+  exec_launch(dev, &q, (void *)k_observe, NULL, NULL, 0, &ctx);
+  exec_sync(dev, &q);
+  return NULL;
+}
+
+static void test_events(void **state) {
+  (void)state;
+  struct exec_event *ev = exec_event_create();
+  assert_non_null(ev);
+  struct exec_stream *q = NULL;
+  struct emu_devctx ctx = {1, NULL, 0, 0, 0};
+  void *ms[1] = {(void *)(uintptr_t)100};
+  atomic_store(&flag, 0);
+  assert_int_equal(exec_launch(dev, &q, (void *)k_set_flag, ms, NULL, 1, &ctx),
+                   0);
+  assert_int_equal(exec_event_record(dev, ev, &q), 0);
+  struct waiter_arg wa = {ev};
+  pthread_t t;
+  pthread_create(&t, NULL, waiter_thread, &wa);
+  pthread_join(t, NULL);
+  assert_int_equal(observed, 1); /* the wait held the other queue back */
+  assert_int_equal(exec_event_sync(ev), 0);
+  assert_int_equal(exec_sync(dev, &q), 0);
+  /* Record on an idle queue: reached at once. */
+  assert_int_equal(exec_event_record(dev, ev, &q), 0);
+  assert_int_equal(exec_event_sync(ev), 0);
+  assert_int_equal(exec_event_destroy(ev), 0);
+}
+
+static void fn_store_ctx(void *arg) {
+  struct emu_devctx *c = emu_current_ctx();
+  *(int *)arg = c ? c->device : -1;
+}
+
+static void test_call(void **state) {
+  (void)state;
+  int got = -5;
+  struct emu_devctx ctx = {1, NULL, 0, 0, 0};
+  assert_int_equal(exec_call(dev, fn_store_ctx, &got, &ctx), 0);
+  assert_int_equal(got, 1);
+  assert_int_equal(exec_call(dev, fn_store_ctx, &got, NULL), 0);
+  assert_int_equal(got, -1);
+}
+
+static void k_empty(void *a) { (void)a; }
+
+static long ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1000000000L + t.tv_nsec;
+}
+
+static void test_latency(void **state) {
+  (void)state;
+  struct emu_devctx ctx = {1, NULL, 0, 0, 0};
+  void *a[1] = {NULL};
+  int n = getenv("OMPEMU_TEST_QUICK") ? 200 : 20000;
+  for (int i = 0; i < 100; i++)
+    exec_launch(dev, NULL, (void *)k_empty, a, NULL, 1, &ctx);
+  long t0 = ns();
+  for (int i = 0; i < n; i++)
+    exec_launch(dev, NULL, (void *)k_empty, a, NULL, 1, &ctx);
+  long t1 = ns();
+  struct exec_stream *q = NULL;
+  for (int i = 0; i < n; i++)
+    exec_launch(dev, &q, (void *)k_empty, a, NULL, 1, &ctx);
+  exec_sync(dev, &q);
+  long t2 = ns();
+  printf("# sync empty launch: %ld ns; async (queued, one sync): %ld ns per "
+         "launch (%d launches)\n", (t1 - t0) / n, (t2 - t1) / n, n);
+  assert_true(t1 > t0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_ffi_args),
+      cmocka_unit_test(test_ffi_many_args),
+      cmocka_unit_test(test_async_order),
+      cmocka_unit_test(test_events),
+      cmocka_unit_test(test_call),
+      cmocka_unit_test(test_latency),
+  };
+  return cmocka_run_group_tests_name("emu exec", tests, setup, teardown);
+}

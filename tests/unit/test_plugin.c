@@ -1,0 +1,400 @@
+/* Unit tests of the emu plugin's __tgt_rtl_* entry points (emu-device/
+ * device.c, data.c, plugin.c, fptr.c) over the fake loader: devices and
+ * their ranges, memory round trips, refused pointers, image load with the
+ * by-name table, launches sync and async, events, the fptr table. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <ompemu/plugin.h>
+#include <pthread.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "emu.h"
+#include "emu_testutil.h"
+#include "fake_loader.h"
+#include "loader.h"
+
+#define DATA0 EMU_DATA_BASE
+#define DATA1 (EMU_DATA_BASE + EMU_DEVICE_STRIDE)
+#define CAP (4u << 20)
+
+static int in_range(const void *p, uintptr_t base, size_t len) {
+  return (uintptr_t)p >= base && (uintptr_t)p < base + len;
+}
+
+static void test_devices(void **state) {
+  (void)state;
+  assert_int_equal(__tgt_rtl_number_of_devices(), 2);
+  assert_int_equal(__tgt_rtl_init_device(0), OFFLOAD_SUCCESS);
+  assert_int_equal(__tgt_rtl_init_device(1), OFFLOAD_SUCCESS);
+  assert_int_equal(__tgt_rtl_init_device(0), OFFLOAD_SUCCESS); /* again */
+  struct capture c;
+  capture_begin(&c);
+  int r = __tgt_rtl_init_device(2);
+  char *out = capture_end(&c);
+  assert_int_equal(r, OFFLOAD_FAIL);
+  assert_non_null(strstr(out, "no device 2 (the emu plugin has 2)"));
+  free(out);
+  assert_int_equal(__tgt_rtl_init_requires(1), 1);
+  assert_true(__tgt_rtl_is_data_exchangable(0, 1));
+  assert_false(__tgt_rtl_is_data_exchangable(0, 2));
+  assert_int_equal(__tgt_rtl_supports_empty_images(), 1);
+}
+
+static void test_round_trip(void **state) {
+  (void)state;
+  int host[1000], back[1000];
+  for (int i = 0; i < 1000; i++)
+    host[i] = i * 7;
+  int *d = __tgt_rtl_data_alloc(0, sizeof host, host, TARGET_ALLOC_DEFAULT);
+  assert_non_null(d);
+  assert_true(in_range(d, DATA0, CAP));
+  assert_int_equal((uintptr_t)d % 256, 0);
+  assert_true(in_range(d, DATA0, CAP));
+  /* Fresh memory reads as poison, not zeros. */
+  assert_int_equal(__tgt_rtl_data_retrieve(0, back, d, sizeof back), 0);
+  assert_int_equal((unsigned)back[0], 0xA5A5A5A5u);
+  assert_int_equal(__tgt_rtl_data_submit(0, d, host, sizeof host), 0);
+  memset(back, 0, sizeof back);
+  assert_int_equal(__tgt_rtl_data_retrieve(0, back, d, sizeof back), 0);
+  assert_memory_equal(back, host, sizeof host);
+  /* Part of a block, size 0. */
+  assert_int_equal(__tgt_rtl_data_retrieve(0, back, d + 500, 400), 0);
+  assert_int_equal(back[0], 3500);
+  assert_int_equal(__tgt_rtl_data_submit(0, d, host, 0), 0);
+  /* Async copies with nothing pending complete at once, queue untouched. */
+  __tgt_async_info ai = {NULL};
+  host[0] = -1;
+  assert_int_equal(__tgt_rtl_data_submit_async(0, d, host, 4, &ai), 0);
+  assert_int_equal(__tgt_rtl_data_retrieve_async(0, back, d, 4, &ai), 0);
+  assert_int_equal(__tgt_rtl_synchronize(0, &ai), 0);
+  assert_null(ai.Queue);
+  assert_int_equal(back[0], -1);
+  assert_int_equal(__tgt_rtl_data_delete(0, d), 0);
+  /* Size 0: a minimal block, still distinct. */
+  void *z1 = __tgt_rtl_data_alloc(0, 0, NULL, TARGET_ALLOC_DEVICE);
+  void *z2 = __tgt_rtl_data_alloc(0, 0, NULL, TARGET_ALLOC_DEVICE);
+  assert_non_null(z1);
+  assert_non_null(z2);
+  assert_ptr_not_equal(z1, z2);
+  assert_int_equal(__tgt_rtl_data_delete(0, z1), 0);
+  assert_int_equal(__tgt_rtl_data_delete(0, z2), 0);
+  /* Host kind: host memory, deleted by data_delete. */
+  char *h = __tgt_rtl_data_alloc(0, 100, NULL, TARGET_ALLOC_HOST);
+  assert_non_null(h);
+  assert_false(in_range(h, DATA0, EMU_DEVICE_STRIDE));
+  assert_int_equal((unsigned char)h[5], 0xA5);
+  h[99] = 1;
+  assert_int_equal(__tgt_rtl_data_delete(0, h), 0);
+  /* Shared kind: in the data arena, the host may touch it. */
+  char *s = __tgt_rtl_data_alloc(0, 100, NULL, TARGET_ALLOC_SHARED);
+  assert_true(in_range(s, DATA0, CAP));
+  s[0] = 1;
+  assert_int_equal(__tgt_rtl_data_delete(0, s), 0);
+}
+
+static void test_bad_pointers(void **state) {
+  (void)state;
+  int host[64] = {0};
+  char *d = __tgt_rtl_data_alloc(0, 100, host, TARGET_ALLOC_DEFAULT);
+  assert_non_null(d);
+  struct capture c;
+  capture_begin(&c);
+  int r1 = __tgt_rtl_data_submit(0, host, host, 16);     /* host as device */
+  int r2 = __tgt_rtl_data_submit(0, d + 50, host, 51);   /* overrun */
+  int r3 = __tgt_rtl_data_retrieve(0, host, d + 4096, 4); /* not allocated */
+  int r4 = __tgt_rtl_data_delete(0, host);
+  int r5 = __tgt_rtl_data_delete(0, d + 8);
+  int r6 = __tgt_rtl_data_submit(1, d, host, 4); /* other device's memory */
+  void *r7 = __tgt_rtl_data_alloc(0, -5, NULL, TARGET_ALLOC_DEFAULT);
+  void *r8 = __tgt_rtl_data_alloc(0, 8, NULL, 17);
+  char *out = capture_end(&c);
+  assert_int_equal(r1, OFFLOAD_FAIL);
+  assert_int_equal(r2, OFFLOAD_FAIL);
+  assert_int_equal(r3, OFFLOAD_FAIL);
+  assert_int_equal(r4, OFFLOAD_FAIL);
+  assert_int_equal(r5, OFFLOAD_FAIL);
+  assert_int_equal(r6, OFFLOAD_FAIL);
+  assert_null(r7);
+  assert_null(r8);
+  char want[300];
+  snprintf(want, sizeof want, "device 0: data_submit of host [0x%016lx, "
+           "0x%016lx) and device [0x%016lx, 0x%016lx) refused: it is not "
+           "device memory of device 0", (unsigned long)host,
+           (unsigned long)host + 16, (unsigned long)host,
+           (unsigned long)host + 16);
+  assert_non_null(strstr(out, want));
+  snprintf(want, sizeof want, "refused: it overruns the allocation "
+           "[0x%016lx, 0x%016lx) of 100 bytes", (unsigned long)d,
+           (unsigned long)d + 100);
+  assert_non_null(strstr(out, want));
+  assert_non_null(strstr(out, "no live allocation of the device's data "
+                              "range holds it"));
+  snprintf(want, sizeof want, "data_delete of 0x%016lx refused: it was not "
+           "allocated by this device", (unsigned long)host);
+  assert_non_null(strstr(out, want));
+  snprintf(want, sizeof want, "free of 0x%016lx, which is not the start",
+           (unsigned long)(d + 8));
+  assert_non_null(strstr(out, want));
+  assert_non_null(strstr(out, "allocation kind 17 is not supported"));
+  free(out);
+  assert_int_equal(__tgt_rtl_data_delete(0, d), 0);
+  capture_begin(&c);
+  int r9 = __tgt_rtl_data_delete(0, d); /* twice */
+  free(capture_end(&c));
+  assert_int_equal(r9, OFFLOAD_FAIL);
+}
+
+static void test_two_devices_and_capacity(void **state) {
+  (void)state;
+  void *a = __tgt_rtl_data_alloc(0, 1000, NULL, 0);
+  void *b = __tgt_rtl_data_alloc(1, 1000, NULL, 0);
+  assert_true(in_range(a, DATA0, CAP));
+  assert_true(in_range(b, DATA1, CAP));
+  /* Same request history on both devices, same offsets. */
+  char x[1000], y[1000];
+  memset(x, 3, sizeof x);
+  assert_int_equal(__tgt_rtl_data_submit(0, a, x, 1000), 0);
+  assert_int_equal(__tgt_rtl_data_exchange(0, a, 1, b, 1000), 0);
+  assert_int_equal(__tgt_rtl_data_retrieve(1, y, b, 1000), 0);
+  assert_memory_equal(x, y, 1000);
+  struct capture c;
+  capture_begin(&c);
+  int rx = __tgt_rtl_data_exchange(0, b, 1, a, 10); /* swapped devices */
+  void *big = __tgt_rtl_data_alloc(0, CAP, NULL, 0);
+  char *out = capture_end(&c);
+  assert_int_equal(rx, OFFLOAD_FAIL);
+  assert_null(big);
+  char want[200];
+  snprintf(want, sizeof want, "device 0: out of device memory: request of %u "
+           "bytes, %zu of %u in use", CAP,
+           arena_in_use(emu_device_get(0, "test")->data), CAP);
+  assert_non_null(strstr(out, want));
+  free(out);
+  __tgt_rtl_data_delete(0, a);
+  __tgt_rtl_data_delete(1, b);
+}
+
+/* ---------------------------------------------------------------- images */
+
+static pthread_t kernel_thread;
+static int kernel_dev = -1;
+static void k_scale(int *a, int *n, void *factor) {
+  kernel_thread = pthread_self();
+  struct emu_devctx *c = emu_current_ctx();
+  kernel_dev = c ? c->device : -1;
+  for (int i = 0; i < *n; i++)
+    a[i] *= (int)(intptr_t)factor;
+}
+
+static void *translated;
+static void k_translate(void *fn) {
+  translated = __kmpc_target_translate_fptr(fn);
+}
+
+static void dev_fn(void) {}
+static void host_fn(void) {}
+
+static struct fake_image fimg = {
+    FAKE_MAGIC,
+    5,
+    {{"k_scale", (void *)k_scale, 0, 0},
+     {"k_translate", (void *)k_translate, 0, 0},
+     {"gvar", NULL, 1, 8},
+     {"__omp_offloading_fptr_map_p", NULL, 1, 8},
+     {"__omp_offloading_fptr_map_size", NULL, 1, 8}}};
+
+static __tgt_offload_entry hent[] = {
+    {(void *)1, "gvar", 8, 0, 0},
+    {(void *)2, "nohost_only", 0, 0, 0},
+    {(void *)3, "k_scale", 0, 0, 0},
+    {(void *)4, "k_translate", 0, 0, 0},
+    {(void *)5, "__omp_offloading_fptr_map_p", 8, 0, 0},
+    {(void *)6, "__omp_offloading_fptr_map_size", 8, 0, 0},
+};
+
+static __tgt_device_image himg[2] = {
+    {&fimg, (char *)&fimg + sizeof fimg, hent, hent + 6},
+    {&fimg, (char *)&fimg + sizeof fimg, hent, hent + 4},
+};
+static __tgt_bin_desc desc = {2, himg, hent, hent + 6};
+
+static void test_load_and_launch(void **state) {
+  (void)state;
+  char junk[64] = "not an image";
+  __tgt_device_image bad = {junk, junk + 64, NULL, NULL};
+  assert_int_equal(__tgt_rtl_is_valid_binary(&bad), 0);
+  assert_int_equal(__tgt_rtl_is_valid_binary(&himg[0]), 1);
+  __tgt_target_table *t = __tgt_rtl_load_binary(0, &himg[0]);
+  assert_non_null(t);
+  assert_int_equal(t->EntriesEnd - t->EntriesBegin, 6);
+  /* Host order, by name; a symbol the image lacks gives NULL. */
+  for (int i = 0; i < 6; i++) {
+    assert_string_equal(t->EntriesBegin[i].name, hent[i].name);
+    assert_int_equal(t->EntriesBegin[i].size, hent[i].size);
+  }
+  uintptr_t code0 = EMU_CODE_BASE;
+  assert_true(in_range(t->EntriesBegin[0].addr, code0, EMU_CODE_CAPACITY));
+  assert_null(t->EntriesBegin[1].addr);
+  void *kscale = t->EntriesBegin[2].addr;
+  assert_true(in_range(kscale, code0, EMU_CODE_CAPACITY));
+  /* Device globals can be copied to and from. */
+  int64_t gv = 77, gb = 0;
+  assert_int_equal(__tgt_rtl_data_submit(0, t->EntriesBegin[0].addr, &gv, 8),
+                   0);
+  assert_int_equal(__tgt_rtl_data_retrieve(0, &gb, t->EntriesBegin[0].addr, 8),
+                   0);
+  assert_int_equal(gb, 77);
+  /* A synchronous launch runs on a device thread. */
+  int host[100];
+  for (int i = 0; i < 100; i++)
+    host[i] = i;
+  int n = 100;
+  int *da = __tgt_rtl_data_alloc(0, sizeof host, host, 3);
+  int *dn = __tgt_rtl_data_alloc(0, sizeof n, &n, 3);
+  __tgt_rtl_data_submit(0, da, host, sizeof host);
+  __tgt_rtl_data_submit(0, dn, &n, sizeof n);
+  void *args[3] = {da, dn, NULL};
+  ptrdiff_t offs[3] = {0, 0, 3};
+  assert_int_equal(__tgt_rtl_run_target_team_region(0, kscale, args, offs, 3,
+                                                    4, 8, 100), 0);
+  assert_false(pthread_equal(kernel_thread, pthread_self()));
+  assert_int_equal(kernel_dev, 0);
+  __tgt_rtl_data_retrieve(0, host, da, sizeof host);
+  assert_int_equal(host[99], 297);
+  /* Async: launch, copy back, synchronize. */
+  __tgt_async_info ai = {NULL};
+  assert_int_equal(__tgt_rtl_run_target_region_async(0, kscale, args, offs, 3,
+                                                     &ai), 0);
+  assert_int_equal(__tgt_rtl_data_retrieve_async(0, host, da, sizeof host,
+                                                 &ai), 0);
+  assert_int_equal(__tgt_rtl_synchronize(0, &ai), 0);
+  assert_null(ai.Queue);
+  assert_int_equal(host[99], 891);
+  /* Events through the plugin. */
+  void *ev = NULL;
+  assert_int_equal(__tgt_rtl_create_event(0, &ev), 0);
+  assert_int_equal(__tgt_rtl_run_target_region_async(0, kscale, args, offs, 3,
+                                                     &ai), 0);
+  assert_int_equal(__tgt_rtl_record_event(0, ev, &ai), 0);
+  assert_int_equal(__tgt_rtl_sync_event(0, ev), 0);
+  assert_int_equal(__tgt_rtl_synchronize(0, &ai), 0);
+  assert_int_equal(__tgt_rtl_destroy_event(0, ev), 0);
+  __tgt_rtl_data_retrieve(0, host, da, sizeof host);
+  assert_int_equal(host[99], 2673);
+  /* Launching something that is not in an image is refused. */
+  struct capture c;
+  capture_begin(&c);
+  int r = __tgt_rtl_run_target_region(0, (void *)k_scale, args, offs, 3);
+  int r2 = __tgt_rtl_run_target_region(0, NULL, args, offs, 3);
+  char *out = capture_end(&c);
+  assert_int_equal(r, OFFLOAD_FAIL);
+  assert_int_equal(r2, OFFLOAD_FAIL);
+  assert_non_null(strstr(out, "is not in any image loaded on the device"));
+  free(out);
+  __tgt_rtl_data_delete(0, da);
+  __tgt_rtl_data_delete(0, dn);
+  /* print_device_info names ranges and images. */
+  capture_fd_begin(&c, 1);
+  __tgt_rtl_print_device_info(0);
+  out = capture_end(&c);
+  assert_non_null(strstr(out, "data range:   [0x0000200000000000, "
+                              "0x0000200000400000)"));
+  assert_non_null(strstr(out, "code range:   [0x0000300000000000"));
+  assert_non_null(strstr(out, "images:       1"));
+  free(out);
+}
+
+static void test_fptr_table(void **state) {
+  (void)state;
+  struct emu_device *d = emu_device_get(0, "test");
+  __tgt_target_table *t = d->images->next ? NULL : &d->images->table;
+  assert_non_null(t);
+  void *ktr = t->EntriesBegin[3].addr;
+  void *pvar = t->EntriesBegin[4].addr, *svar = t->EntriesBegin[5].addr;
+  __omp_offloading_fptr_map_ty tab[3] = {
+      {(int64_t)(intptr_t)host_fn, (int64_t)(intptr_t)dev_fn},
+      {(int64_t)(intptr_t)host_fn + 64, 0x1234},
+      {(int64_t)(intptr_t)host_fn + 128, 0x5678}};
+  if (tab[0].host_ptr > tab[1].host_ptr)
+    abort();
+  size_t before = arena_in_use(d->data);
+  assert_int_equal(__tgt_rtl_set_function_ptr_map(0, 3, tab), 0);
+  assert_int_equal(arena_in_use(d->data), before + 256);
+  void *dp = NULL;
+  uint64_t ds = 0;
+  __tgt_rtl_data_retrieve(0, &dp, pvar, 8);
+  __tgt_rtl_data_retrieve(0, &ds, svar, 8);
+  assert_int_equal(ds, 3);
+  assert_true(in_range(dp, DATA0, CAP));
+  __omp_offloading_fptr_map_ty back[3];
+  assert_int_equal(__tgt_rtl_data_retrieve(0, back, dp, sizeof back), 0);
+  assert_memory_equal(back, tab, sizeof tab);
+  /* A kernel translates through the table. */
+  void *arg[1] = {(void *)host_fn};
+  assert_int_equal(__tgt_rtl_run_target_region(0, ktr, arg, NULL, 1), 0);
+  assert_ptr_equal(translated, (void *)dev_fn);
+  arg[0] = (char *)host_fn + 1;
+  assert_int_equal(__tgt_rtl_run_target_region(0, ktr, arg, NULL, 1), 0);
+  assert_ptr_equal(translated, (char *)host_fn + 1);
+  /* An image loaded later gets the current table. */
+  __tgt_target_table *t2 = __tgt_rtl_load_binary(0, &himg[1]);
+  assert_non_null(t2);
+  void *pvar2 = loader_symbol(d->images->next->img,
+                              "__omp_offloading_fptr_map_p", NULL);
+  assert_ptr_not_equal(pvar2, pvar);
+  void *dp2 = NULL;
+  __tgt_rtl_data_retrieve(0, &dp2, pvar2, 8);
+  assert_ptr_equal(dp2, dp);
+  /* Replacing frees the old table; the device-routine way sets it too. */
+  d = emu_device_get(0, "test");
+  emu_plugin()->fptr_kernel = 1;
+  assert_int_equal(__tgt_rtl_set_function_ptr_map(0, 1, tab), 0);
+  emu_plugin()->fptr_kernel = 0;
+  assert_int_equal(arena_in_use(d->data), before + 256);
+  void *dp3 = NULL;
+  __tgt_rtl_data_retrieve(0, &dp3, pvar2, 8);
+  __tgt_rtl_data_retrieve(0, &ds, svar, 8);
+  assert_int_equal(ds, 1);
+  assert_true(in_range(dp3, DATA0, CAP));
+  assert_int_equal(arena_check(d->data, dp, 1), -1); /* old one freed */
+  arg[0] = (void *)host_fn;
+  assert_int_equal(__tgt_rtl_run_target_region(0, ktr, arg, NULL, 1), 0);
+  assert_ptr_equal(translated, (void *)dev_fn);
+  /* Size 0 clears it. */
+  assert_int_equal(__tgt_rtl_set_function_ptr_map(0, 0, NULL), 0);
+  assert_int_equal(arena_in_use(d->data), before);
+  __tgt_rtl_data_retrieve(0, &ds, svar, 8);
+  assert_int_equal(ds, 0);
+  assert_int_equal(__tgt_rtl_run_target_region(0, ktr, arg, NULL, 1), 0);
+  assert_ptr_equal(translated, (void *)host_fn);
+}
+
+static void test_unregister(void **state) {
+  (void)state;
+  int unloads = fake_unloads;
+  assert_non_null(__tgt_rtl_load_binary(1, &himg[0]));
+  assert_int_equal(__tgt_rtl_unregister_lib(&desc), 0);
+  assert_int_equal(fake_unloads, unloads + 3);
+  assert_null(emu_device_get(0, "test")->images);
+  assert_null(emu_device_get(1, "test")->images);
+  assert_int_equal(arena_in_use(emu_device_get(0, "test")->code), 0);
+}
+
+int main(void) {
+  setenv("OMPEMU_NUM_DEVICES", "2", 1);
+  setenv("OMPEMU_DEVICE_MEMORY", "4M", 1);
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_devices),
+      cmocka_unit_test(test_round_trip),
+      cmocka_unit_test(test_bad_pointers),
+      cmocka_unit_test(test_two_devices_and_capacity),
+      cmocka_unit_test(test_load_and_launch),
+      cmocka_unit_test(test_fptr_table),
+      cmocka_unit_test(test_unregister),
+  };
+  return cmocka_run_group_tests_name("emu plugin", tests, NULL, NULL);
+}
