@@ -1,0 +1,150 @@
+/* Pointer attachment (PTR_AND_OBJ, struct and descriptor members) and the
+ * copies that must respect it.  An attached pointer has a shadow record in
+ * the entry holding it: host value, device slot, device value.  Any
+ * host->device copy of a range holding attached pointers re-writes their
+ * device values afterwards, so the order of map entries (parent before or
+ * after member, ALWAYS, `target update to` of the parent) never leaves a
+ * host pointer on the device; device->host copies put the host values back.
+ * Callers hold the device's map_lock. */
+#include "config.h"
+#include "data.h"
+#include "mapping.h"
+#include "trace.h"
+
+#include <string.h>
+
+static const char *ename(const char *name, char *buf, size_t len) {
+  return rt_name_str(name, buf, len);
+}
+
+int rt_copy_to(struct rt_op *op, struct map_entry *e, uintptr_t hst,
+               uintptr_t tgt, int64_t size, const char *name) {
+  char nm[256];
+  if (rt_info(RT_INFO_DATA_TRANSFER))
+    rt_info_msg(RT_DEV_ID(op),
+                "Copying data from host to device, HstPtr=" OMPEMU_PTR
+                ", TgtPtr=" OMPEMU_PTR ", Size=%ld, Name=%s",
+                OMPEMU_P(hst), OMPEMU_P(tgt), (long)size,
+                ename(name, nm, sizeof nm));
+  RT_TRACE(1, "device %d: copy to device host [" OMPEMU_PTR ", " OMPEMU_PTR
+           ") -> " OMPEMU_PTR " (%ld bytes, %s)", RT_DEV_ID(op), OMPEMU_P(hst),
+           OMPEMU_P(hst + (uintptr_t)size), OMPEMU_P(tgt), (long)size,
+           ename(name, nm, sizeof nm));
+  if (rt_dev_submit(op->d, (void *)tgt, (void *)hst, size, &op->async)) {
+    rt_err("Copying data to device failed.");
+    return -1;
+  }
+  if (e && e->nshadows)
+    return rt_reattach_range(op, e, hst, size);
+  return 0;
+}
+
+int rt_copy_from(struct rt_op *op, struct map_entry *e, uintptr_t hst,
+                 uintptr_t tgt, int64_t size, const char *name) {
+  char nm[256];
+  (void)e;
+  if (rt_info(RT_INFO_DATA_TRANSFER))
+    rt_info_msg(RT_DEV_ID(op),
+                "Copying data from device to host, TgtPtr=" OMPEMU_PTR
+                ", HstPtr=" OMPEMU_PTR ", Size=%ld, Name=%s",
+                OMPEMU_P(tgt), OMPEMU_P(hst), (long)size,
+                ename(name, nm, sizeof nm));
+  RT_TRACE(1, "device %d: copy to host " OMPEMU_PTR " -> host [" OMPEMU_PTR
+           ", " OMPEMU_PTR ") (%ld bytes, %s)", RT_DEV_ID(op), OMPEMU_P(tgt),
+           OMPEMU_P(hst), OMPEMU_P(hst + (uintptr_t)size), (long)size,
+           ename(name, nm, sizeof nm));
+  if (rt_dev_retrieve(op->d, (void *)hst, (void *)tgt, size, &op->async)) {
+    rt_err("Copying data from device failed.");
+    return -1;
+  }
+  return 0;
+}
+
+/* Submit the pointer value VAL to device address TGT_ADDR from a buffer
+ * that lives until the construct's final synchronize. */
+static int put_ptr(struct rt_op *op, uintptr_t tgt_addr, uintptr_t val) {
+  uintptr_t *slot = rt_op_slot(op);
+  if (!slot) {
+    rt_err("Copying data to device failed.");
+    return -1;
+  }
+  *slot = val;
+  if (rt_info(RT_INFO_DATA_TRANSFER))
+    rt_info_msg(RT_DEV_ID(op),
+                "Copying data from host to device, HstPtr=" OMPEMU_PTR
+                ", TgtPtr=" OMPEMU_PTR ", Size=%ld, Name=unknown",
+                OMPEMU_P(slot), OMPEMU_P(tgt_addr), (long)sizeof(void *));
+  if (rt_dev_submit(op->d, (void *)tgt_addr, slot, sizeof(void *),
+                    &op->async)) {
+    rt_err("Copying data to device failed.");
+    return -1;
+  }
+  return 0;
+}
+
+int rt_attach(struct rt_op *op, struct map_entry *e, uintptr_t hst_addr,
+              uintptr_t tgt_addr, uintptr_t tgt_val) {
+  struct map_shadow *s = map_shadow_add(e, hst_addr);
+  if (!s) {
+    rt_err("Cannot record attached pointer at host " OMPEMU_PTR
+           ": out of memory", OMPEMU_P(hst_addr));
+    return -1;
+  }
+  s->hst_val = *(uintptr_t *)hst_addr;
+  s->tgt_addr = tgt_addr;
+  s->tgt_val = tgt_val;
+  RT_TRACE(1, "device %d: attach pointer at host " OMPEMU_PTR " (host value "
+           OMPEMU_PTR "): device slot " OMPEMU_PTR " = " OMPEMU_PTR,
+           RT_DEV_ID(op), OMPEMU_P(hst_addr), OMPEMU_P(s->hst_val),
+           OMPEMU_P(tgt_addr), OMPEMU_P(tgt_val));
+  return put_ptr(op, tgt_addr, tgt_val);
+}
+
+int rt_reattach_range(struct rt_op *op, struct map_entry *e, uintptr_t hst,
+                      int64_t size) {
+  uintptr_t end = hst + (uintptr_t)size;
+  for (int i = 0; i < e->nshadows; i++) {
+    struct map_shadow *s = &e->shadows[i];
+    if (s->hst_addr < hst || s->hst_addr + sizeof(void *) > end)
+      continue;
+    RT_TRACE(1, "device %d: re-attach pointer at host " OMPEMU_PTR
+             " after copy: device slot " OMPEMU_PTR " = " OMPEMU_PTR,
+             RT_DEV_ID(op), OMPEMU_P(s->hst_addr), OMPEMU_P(s->tgt_addr),
+             OMPEMU_P(s->tgt_val));
+    if (put_ptr(op, s->tgt_addr, s->tgt_val))
+      return -1;
+  }
+  return 0;
+}
+
+int rt_restore_range(struct rt_op *op, struct map_entry *e, uintptr_t hst,
+                     int64_t size, int restore, int erase) {
+  uintptr_t end = hst + (uintptr_t)size;
+  int synced = 0;
+  for (int i = 0; i < e->nshadows;) {
+    struct map_shadow *s = &e->shadows[i];
+    if (s->hst_addr < hst || s->hst_addr >= end) {
+      i++;
+      continue;
+    }
+    if (restore) {
+      /* The device->host copy of the enclosing range must have landed
+       * before the host pointer gets its own value back. */
+      if (!synced && rt_op_sync(op))
+        return -1;
+      synced = 1;
+      RT_TRACE(1, "device %d: restore host pointer at " OMPEMU_PTR " = "
+               OMPEMU_PTR, RT_DEV_ID(op), OMPEMU_P(s->hst_addr),
+               OMPEMU_P(s->hst_val));
+      memcpy((void *)s->hst_addr, &s->hst_val, sizeof(void *));
+    }
+    if (erase) {
+      RT_TRACE(2, "device %d: forget attached pointer at host " OMPEMU_PTR,
+               RT_DEV_ID(op), OMPEMU_P(s->hst_addr));
+      e->shadows[i] = e->shadows[--e->nshadows];
+    } else {
+      i++;
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,101 @@
+/* Internal interface of the data path (target.c, update.c, attach.c,
+ * maplist.c, mapper.c, launch.c, api.c, devops.c, info.c): one construct's
+ * transfer context, the data begin/end/update routines, map-list
+ * validation and the INFO helpers.  Locks: the functions here take the
+ * device's map_lock themselves, per argument; none holds it across a kernel
+ * launch. */
+#ifndef OMPEMU_DATA_H
+#define OMPEMU_DATA_H
+
+#include "rt.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct map_entry;
+
+/* One construct's transfers on one device: the async queue (used when the
+ * plugin has async entry points and synchronize) and stable storage for
+ * pointer values submitted from the stack (attached pointers), released
+ * after the final synchronize. */
+struct rt_slots;
+struct rt_op {
+  struct rt_device *d;
+  __tgt_async_info async;
+  struct rt_slots *slots;
+};
+void rt_op_init(struct rt_op *op, struct rt_device *d);
+/* A pointer-sized buffer that stays valid until rt_op_fini; NULL when out
+ * of memory. */
+uintptr_t *rt_op_slot(struct rt_op *op);
+int rt_op_sync(struct rt_op *op);
+void rt_op_fini(struct rt_op *op);
+
+/* The arguments of one data construct. */
+struct rt_args {
+  ident_t *loc;
+  int32_t n;
+  void **base;
+  void **begin;
+  int64_t *sizes;
+  int64_t *types;
+  map_var_info_t *names;
+  void **mappers;
+  int from_mapper; /* components produced by a user-defined mapper */
+};
+
+enum rt_data_kind { RT_DATA_BEGIN, RT_DATA_END, RT_DATA_UPDATE };
+
+int rt_data_begin(struct rt_op *op, const struct rt_args *a);
+int rt_data_end(struct rt_op *op, const struct rt_args *a);
+int rt_data_update(struct rt_op *op, const struct rt_args *a);
+/* Run user-defined MAPPER on one argument and feed its components to the
+ * routine of KIND (mapper.c). */
+int rt_data_mapper(struct rt_op *op, ident_t *loc, void *base, void *begin,
+                   int64_t size, int64_t type, map_var_info_t name,
+                   void *mapper, enum rt_data_kind kind);
+
+/* maplist.c: check the MEMBER_OF structure of a list and compute the
+ * processing order (every parent before its members, otherwise the given
+ * order) into ORDER[n].  On a malformed list prints one error naming the
+ * entries and returns -1 before anything is touched. */
+int rt_plan_list(const struct rt_args *a, int32_t *order, int *has_members);
+
+/* attach.c: host->device copies that keep attached pointers right, and
+ * shadow restores.  Caller holds the map lock. */
+int rt_copy_to(struct rt_op *op, struct map_entry *e, uintptr_t hst,
+               uintptr_t tgt, int64_t size, const char *name);
+int rt_copy_from(struct rt_op *op, struct map_entry *e, uintptr_t hst,
+                 uintptr_t tgt, int64_t size, const char *name);
+/* Write the device pointer value TGT_VAL into the device slot TGT_ADDR of
+ * the host pointer at HST_ADDR (inside E) and record the shadow. */
+int rt_attach(struct rt_op *op, struct map_entry *e, uintptr_t hst_addr,
+              uintptr_t tgt_addr, uintptr_t tgt_val);
+/* Re-write attached device pointers of E inside [HST, HST+SIZE). */
+int rt_reattach_range(struct rt_op *op, struct map_entry *e, uintptr_t hst,
+                      int64_t size);
+/* Restore host values of attached pointers of E inside [HST, HST+SIZE)
+ * (RESTORE), and forget them (ERASE). */
+int rt_restore_range(struct rt_op *op, struct map_entry *e, uintptr_t hst,
+                     int64_t size, int restore, int erase);
+
+/* target.c: LLVM 14's getTgtPtrBegin: the device address of [HP, HP+SIZE)
+ * or NULL; prints the MAPPING_EXISTS line.  *IS_HOST set under USM. */
+void *rt_lookup_tgt(struct rt_device *d, void *hp, int64_t size,
+                    int must_contain, int *is_host);
+int rt_usm(void);
+
+/* info.c helpers. */
+const char *rt_name_str(const void *name, char *buf, size_t len);
+const char *rt_loc_str(const ident_t *loc, char *buf, size_t len);
+void rt_print_args(int32_t dev, ident_t *loc, const char *what, int32_t n,
+                   int64_t *sizes, int64_t *types, map_var_info_t *names);
+
+/* DUMP_TABLE of every device after a successful construct at LOC (LLVM 14
+ * prints it from its outcome handler). */
+void rt_dump_tables(ident_t *loc);
+
+/* Device id for messages. */
+#define RT_DEV_ID(op) ((op)->d->id)
+
+#endif

@@ -1,0 +1,284 @@
+/* Kernel launch (ABI-llvm14.md section 7.3): host entry lookup, data
+ * begin, kernel arguments (literal, private/firstprivate buffers, mapped
+ * addresses, lambda captures), run, data end, private buffers freed; the
+ * loop trip count pushed per thread and device.  No map lock is held while
+ * the kernel runs. */
+#include "config.h"
+#include "data.h"
+#include "trace.h"
+
+#include <ompemu/omptarget.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- trip counts: one pending value per (thread, device) ---- */
+
+#define TRIP_SLOTS 16
+static __thread struct {
+  int64_t dev;
+  uint64_t count;
+} trip[TRIP_SLOTS];
+static __thread int ntrip;
+
+RT_EXPORT void __kmpc_push_target_tripcount_mapper(ident_t *loc,
+                                                   int64_t device_id,
+                                                   uint64_t loop_tripcount) {
+  struct rt_device *d = NULL;
+  if (rt_check_device(&device_id, &d) != 0 || !d)
+    return;
+  RT_TRACE(2, "device %d: push trip count %lu", d->id,
+           (unsigned long)loop_tripcount);
+  for (int i = 0; i < ntrip; i++)
+    if (trip[i].dev == d->id) {
+      trip[i].count = loop_tripcount;
+      return;
+    }
+  if (ntrip < TRIP_SLOTS) {
+    trip[ntrip].dev = d->id;
+    trip[ntrip].count = loop_tripcount;
+    ntrip++;
+  }
+  (void)loc;
+}
+
+/* The trip count pushed by this thread for D, consumed; 0 if none. */
+static uint64_t take_tripcount(int32_t dev) {
+  for (int i = 0; i < ntrip; i++)
+    if (trip[i].dev == dev) {
+      uint64_t c = trip[i].count;
+      trip[i] = trip[--ntrip];
+      return c;
+    }
+  return 0;
+}
+
+/* ---- kernel arguments ---- */
+
+struct kargs {
+  void **args;
+  ptrdiff_t *offs;
+  int32_t n;
+  int *pos;            /* kernel argument index of map entry i, or -1 */
+  void **priv;         /* private buffers to free */
+  int32_t npriv;
+};
+
+static int build_args(struct rt_op *op, const struct rt_args *a,
+                      struct kargs *k) {
+  struct rt_device *d = op->d;
+  for (int32_t i = 0; i < a->n; i++) {
+    int64_t type = a->types[i];
+    k->pos[i] = -1;
+    if (!(type & OMP_TGT_MAPTYPE_TARGET_PARAM)) {
+      /* Lambda capture: patch the device copy of the lambda. */
+      int64_t lam = OMP_TGT_MAPTYPE_PTR_AND_OBJ | OMP_TGT_MAPTYPE_LITERAL |
+                    OMP_TGT_MAPTYPE_IMPLICIT;
+      if ((type & lam) != lam)
+        continue;
+      int32_t p = ompemu_parent_index(type);
+      if (p < 0 || p >= a->n || k->pos[p] < 0) {
+        rt_err("lambda capture entry %d has no translated parent", (int)i);
+        return -1;
+      }
+      int tp = k->pos[p];
+      uintptr_t tbase = (uintptr_t)k->args[tp] + (uintptr_t)k->offs[tp];
+      uintptr_t tbegin = tbase + ((uintptr_t)a->base[i] - (uintptr_t)a->begin[p]);
+      int is_host;
+      void *val = rt_lookup_tgt(d, a->begin[i], a->sizes[i], 0, &is_host);
+      if (!val || (is_host && tbegin == (uintptr_t)a->base[i]))
+        continue;
+      uintptr_t *slot = rt_op_slot(op);
+      if (!slot) {
+        rt_err("Copying data to device failed.");
+        return -1;
+      }
+      *slot = (uintptr_t)val;
+      RT_TRACE(1, "device %d: lambda capture: device " OMPEMU_PTR " = "
+               OMPEMU_PTR, d->id, OMPEMU_P(tbegin), OMPEMU_P(val));
+      if (rt_dev_submit(d, (void *)tbegin, slot, sizeof(void *), &op->async)) {
+        rt_err("Copying data to device failed.");
+        return -1;
+      }
+      continue;
+    }
+    void *tgt;
+    ptrdiff_t off;
+    if (type & OMP_TGT_MAPTYPE_LITERAL) {
+      tgt = a->base[i];
+      off = 0;
+    } else if (type & OMP_TGT_MAPTYPE_PRIVATE) {
+      int first = (type & OMP_TGT_MAPTYPE_TO) != 0;
+      off = (intptr_t)a->base[i] - (intptr_t)a->begin[i];
+      tgt = rt_dev_alloc(d, a->sizes[i], a->begin[i], TARGET_ALLOC_DEFAULT);
+      if (!tgt) {
+        rt_err("Failed to process %sprivate argument " OMPEMU_PTR,
+               first ? "first-" : "", OMPEMU_P(a->begin[i]));
+        return -1;
+      }
+      k->priv[k->npriv++] = tgt;
+      RT_TRACE(1, "device %d: %sprivate buffer " OMPEMU_PTR " (%ld bytes) "
+               "for host " OMPEMU_PTR, d->id, first ? "first" : "",
+               OMPEMU_P(tgt), (long)a->sizes[i], OMPEMU_P(a->begin[i]));
+      if (first && rt_copy_to(op, NULL, (uintptr_t)a->begin[i],
+                              (uintptr_t)tgt, a->sizes[i],
+                              a->names ? a->names[i] : NULL)) {
+        rt_err("Failed to process %sprivate argument " OMPEMU_PTR, "first-",
+               OMPEMU_P(a->begin[i]));
+        return -1;
+      }
+    } else {
+      void *hbase = a->base[i];
+      if (type & OMP_TGT_MAPTYPE_PTR_AND_OBJ)
+        hbase = *(void **)hbase;
+      int is_host;
+      tgt = rt_lookup_tgt(d, a->begin[i], a->sizes[i], 0, &is_host);
+      off = (intptr_t)hbase - (intptr_t)a->begin[i];
+      if (!tgt)
+        RT_TRACE(1, "device %d: argument %d (host " OMPEMU_PTR ") is not "
+                 "mapped: the kernel gets NULL", d->id, (int)i,
+                 OMPEMU_P(a->begin[i]));
+    }
+    k->pos[i] = k->n;
+    k->args[k->n] = tgt;
+    k->offs[k->n] = off;
+    k->n++;
+  }
+  return 0;
+}
+
+/* LLVM 14's target(): 0 on success. */
+static int run_target(struct rt_op *op, void *host_ptr, const struct rt_args *a,
+                      int team, int32_t num_teams, int32_t thread_limit) {
+  struct rt_device *d = op->d;
+  const char *kname = NULL;
+  void *entry = rt_device_entry(d, host_ptr, &kname);
+  if (!entry) {
+    rt_err("Host ptr " OMPEMU_PTR " does not have a matching target pointer.",
+           OMPEMU_P(host_ptr));
+    return -1;
+  }
+  size_t n = a->n > 0 ? (size_t)a->n : 1;
+  struct kargs k = {0};
+  k.args = malloc(n * sizeof(void *));
+  k.offs = malloc(n * sizeof(ptrdiff_t));
+  k.pos = malloc(n * sizeof(int));
+  k.priv = malloc(n * sizeof(void *));
+  int rc = -1;
+  if (!k.args || !k.offs || !k.pos || !k.priv) {
+    rt_err("out of memory launching " OMPEMU_PTR, OMPEMU_P(host_ptr));
+    goto out;
+  }
+  if (a->n > 0) {
+    if (rt_data_begin(op, a)) {
+      rt_err("Call to targetDataBegin failed, abort target.");
+      rt_err("Failed to process data before launching the kernel.");
+      goto out;
+    }
+    if (build_args(op, a, &k)) {
+      rt_err("Failed to process data before launching the kernel.");
+      goto out;
+    }
+  }
+  uint64_t trips = take_tripcount(d->id);
+  RT_TRACE(1, "device %d: launch %s (" OMPEMU_PTR ") with %d arguments, "
+           "teams %d, thread limit %d, trip count %lu", d->id,
+           kname ? kname : "?", OMPEMU_P(entry), (int)k.n, (int)num_teams,
+           (int)thread_limit, (unsigned long)trips);
+  struct rt_plugin *p = d->plugin;
+  int32_t r;
+  int async = p->synchronize != NULL;
+  if (team) {
+    if (async && p->run_team_region_async)
+      r = p->run_team_region_async(d->local_id, entry, k.args, k.offs, k.n,
+                                   num_teams, thread_limit, trips, &op->async);
+    else
+      r = p->run_team_region(d->local_id, entry, k.args, k.offs, k.n,
+                             num_teams, thread_limit, trips);
+  } else {
+    if (async && p->run_region_async)
+      r = p->run_region_async(d->local_id, entry, k.args, k.offs, k.n,
+                              &op->async);
+    else
+      r = p->run_region(d->local_id, entry, k.args, k.offs, k.n);
+  }
+  if (r != OFFLOAD_SUCCESS) {
+    rt_err("Executing target region abort target.");
+    goto out;
+  }
+  if (a->n > 0) {
+    if (rt_data_end(op, a)) {
+      rt_err("Call to targetDataEnd failed, abort target.");
+      rt_err("Failed to process data after launching the kernel.");
+      goto out;
+    }
+  }
+  rc = 0;
+out:
+  if (k.priv && k.npriv) {
+    /* The kernel and the copies must be done before the buffers go. */
+    int bad = rt_op_sync(op);
+    for (int32_t i = 0; i < k.npriv; i++)
+      if (rt_dev_free(d, k.priv[i]))
+        bad = 1;
+    if (bad && rc == 0) {
+      rt_err("Failed to deallocate target memory for private args");
+      rc = -1;
+    }
+  }
+  free(k.args);
+  free(k.offs);
+  free(k.pos);
+  free(k.priv);
+  return rc;
+}
+
+static int target_construct(ident_t *loc, int64_t device_id, void *host_ptr,
+                            int32_t n, void **base, void **args,
+                            int64_t *sizes, int64_t *types,
+                            map_var_info_t *names, void **mappers, int team,
+                            int32_t num_teams, int32_t thread_limit) {
+  struct rt_device *d = NULL;
+  int c = rt_check_device(&device_id, &d);
+  if (c != 0) {
+    if (c < 0)
+      rt_handle_outcome(OFFLOAD_FAIL, loc);
+    return OFFLOAD_FAIL;
+  }
+  if (rt_info(RT_INFO_KERNEL_ARGS))
+    rt_print_args(d->id, loc, "Entering OpenMP kernel", n, sizes, types, names);
+  struct rt_args a = {loc, n, base, args, sizes, types, names, mappers, 0};
+  struct rt_op op;
+  rt_op_init(&op, d);
+  int rc = run_target(&op, host_ptr, &a, team, num_teams, thread_limit);
+  if (rc == 0)
+    rc = rt_op_sync(&op);
+  rt_op_fini(&op);
+  if (rc == 0)
+    rt_dump_tables(loc);
+  rc = rc == 0 ? OFFLOAD_SUCCESS : OFFLOAD_FAIL;
+  rt_handle_outcome(rc, loc);
+  return rc;
+}
+
+RT_EXPORT int __tgt_target_mapper(ident_t *loc, int64_t device_id,
+                                  void *host_ptr, int32_t arg_num,
+                                  void **args_base, void **args,
+                                  int64_t *arg_sizes, int64_t *arg_types,
+                                  map_var_info_t *arg_names,
+                                  void **arg_mappers) {
+  return target_construct(loc, device_id, host_ptr, arg_num, args_base, args,
+                          arg_sizes, arg_types, arg_names, arg_mappers, 0, 0,
+                          0);
+}
+
+RT_EXPORT int __tgt_target_teams_mapper(ident_t *loc, int64_t device_id,
+                                        void *host_ptr, int32_t arg_num,
+                                        void **args_base, void **args,
+                                        int64_t *arg_sizes, int64_t *arg_types,
+                                        map_var_info_t *arg_names,
+                                        void **arg_mappers, int32_t num_teams,
+                                        int32_t thread_limit) {
+  return target_construct(loc, device_id, host_ptr, arg_num, args_base, args,
+                          arg_sizes, arg_types, arg_names, arg_mappers, 1,
+                          num_teams, thread_limit);
+}

@@ -1,0 +1,535 @@
+/* Data begin and data end (ABI-llvm14.md section 7.4): getTargetPointer,
+ * reference counts with their INFO notes, PTR_AND_OBJ attachment, struct
+ * (MEMBER_OF) entries in any order, RETURN_PARAM, deferred removal; and the
+ * exported __tgt_target_data_{begin,end}_mapper.  Each argument is handled
+ * under the device's map_lock, taken and released per argument. */
+#include "config.h"
+#include "data.h"
+#include "mapping.h"
+#include "trace.h"
+
+#include <ompemu/omptarget.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SKIP_TYPES (OMP_TGT_MAPTYPE_LITERAL | OMP_TGT_MAPTYPE_PRIVATE)
+
+int rt_usm(void) {
+  return (rt_state.requires_flags & OMP_REQ_UNIFIED_SHARED_MEMORY) != 0;
+}
+
+static const char *null_reason(int present) {
+  return present ? "'present' map type modifier"
+                 : "device failure or illegal mapping";
+}
+
+/* Result of get_target_pointer. */
+struct tpr {
+  uintptr_t tgt;
+  int is_new, is_host;
+  struct map_entry *entry;
+};
+
+/* LLVM 14's getTargetPointer for [BEGIN, BEGIN+SIZE) (caller holds the map
+ * lock): reuse, refuse, pass through (USM), allocate; copy when TO and new
+ * or ALWAYS.  R->tgt is 0 when there is no device address; returns -1 only
+ * when a copy failed. */
+static int get_target_pointer(struct rt_op *op, struct map_table *t,
+                              uintptr_t begin, uintptr_t base, int64_t size,
+                              const char *name, int64_t type, int update_ref,
+                              struct tpr *r) {
+  int to = (type & OMP_TGT_MAPTYPE_TO) != 0;
+  int always = (type & OMP_TGT_MAPTYPE_ALWAYS) != 0;
+  int implicit = (type & OMP_TGT_MAPTYPE_IMPLICIT) != 0;
+  int close = (type & OMP_TGT_MAPTYPE_CLOSE) != 0;
+  int present = (type & OMP_TGT_MAPTYPE_PRESENT) != 0;
+  int hold = (type & OMP_TGT_MAPTYPE_OMPX_HOLD) != 0;
+  int32_t dev = RT_DEV_ID(op);
+  char nm[256], dyn[24], hl[24];
+  struct map_lookup lr;
+  memset(r, 0, sizeof *r);
+  map_lookup(t, begin, size, &lr);
+
+  if (lr.contained || ((lr.extends_before || lr.extends_after) && implicit)) {
+    struct map_entry *e = lr.entry;
+    const char *action;
+    if (update_ref) {
+      map_inc_ref(e, hold);
+      action = " (incremented)";
+    } else {
+      r->is_new = map_total_ref(e) == 1;
+      action = " (update suppressed)";
+    }
+    r->tgt = e->tgt_begin + (begin - e->hst_begin);
+    r->entry = e;
+    if (rt_info(RT_INFO_MAPPING_EXISTS))
+      rt_info_msg(dev,
+                  "Mapping exists%s with HstPtrBegin=" OMPEMU_PTR
+                  ", TgtPtrBegin=" OMPEMU_PTR ", Size=%ld, DynRefCount=%s%s, "
+                  "HoldRefCount=%s%s, Name=%s",
+                  implicit ? " (implicit)" : "", OMPEMU_P(begin),
+                  OMPEMU_P(r->tgt), (long)size, map_ref_str(e->dyn_ref, dyn),
+                  hold ? "" : action, map_ref_str(e->hold_ref, hl),
+                  hold ? action : "", rt_name_str(name, nm, sizeof nm));
+    RT_TRACE(1, "device %d: map %s host " OMPEMU_PTR " (%ld bytes): exists at "
+             OMPEMU_PTR ", dyn %s hold %s%s", dev, rt_name_str(name, nm, sizeof nm),
+             OMPEMU_P(begin), (long)size, OMPEMU_P(r->tgt),
+             map_ref_str(e->dyn_ref, dyn), map_ref_str(e->hold_ref, hl), action);
+  } else if (lr.extends_before || lr.extends_after) {
+    struct map_entry *e = lr.entry;
+    rt_message("explicit extension not allowed: host address specified is "
+               OMPEMU_PTR " (%ld bytes), but device allocation maps to host at "
+               OMPEMU_PTR " (%ld bytes)", OMPEMU_P(begin), (long)size,
+               OMPEMU_P(e->hst_begin), (long)(e->hst_end - e->hst_begin));
+    if (present)
+      rt_message("device mapping required by 'present' map type modifier does "
+                 "not exist for host address " OMPEMU_PTR " (%ld bytes)",
+                 OMPEMU_P(begin), (long)size);
+  } else if (rt_usm() && !close) {
+    if (size) {
+      r->is_host = 1;
+      r->tgt = begin;
+      RT_TRACE(1, "device %d: map host " OMPEMU_PTR " (%ld bytes): unified "
+               "shared memory, host address used", dev, OMPEMU_P(begin),
+               (long)size);
+    }
+  } else if (present) {
+    rt_message("device mapping required by 'present' map type modifier does "
+               "not exist for host address " OMPEMU_PTR " (%ld bytes)",
+               OMPEMU_P(begin), (long)size);
+  } else if (size) {
+    void *p = rt_dev_alloc(op->d, size, (void *)begin, TARGET_ALLOC_DEFAULT);
+    if (p) {
+      struct map_entry *e =
+          map_insert(t, base, begin, begin + (uintptr_t)size, (uintptr_t)p,
+                     name, hold ? 0 : 1, hold ? 1 : 0, MAP_KIND_MAPPED);
+      if (!e) {
+        rt_dev_free(op->d, p);
+      } else {
+        r->is_new = 1;
+        r->tgt = (uintptr_t)p;
+        r->entry = e;
+        if (rt_info(RT_INFO_MAPPING_CHANGED))
+          rt_info_msg(dev,
+                      "Creating new map entry with HstPtrBegin=" OMPEMU_PTR
+                      ", TgtPtrBegin=" OMPEMU_PTR ", Size=%ld, DynRefCount=%s, "
+                      "HoldRefCount=%s, Name=%s",
+                      OMPEMU_P(begin), OMPEMU_P(p), (long)size,
+                      map_ref_str(e->dyn_ref, dyn), map_ref_str(e->hold_ref, hl),
+                      rt_name_str(name, nm, sizeof nm));
+        RT_TRACE(1, "device %d: map %s host [" OMPEMU_PTR ", " OMPEMU_PTR
+                 ") base " OMPEMU_PTR ": new at " OMPEMU_PTR ", dyn %s hold %s",
+                 dev, rt_name_str(name, nm, sizeof nm), OMPEMU_P(begin),
+                 OMPEMU_P(begin + (uintptr_t)size), OMPEMU_P(base),
+                 OMPEMU_P(p), map_ref_str(e->dyn_ref, dyn),
+                 map_ref_str(e->hold_ref, hl));
+      }
+    } else {
+      RT_TRACE(1, "device %d: allocation of %ld bytes for host " OMPEMU_PTR
+               " failed", dev, (long)size, OMPEMU_P(begin));
+    }
+  }
+
+  if (r->tgt && !r->is_host && to && (r->is_new || always))
+    return rt_copy_to(op, r->entry, begin, r->tgt, size,
+                      r->entry ? r->entry->name : name);
+  return 0;
+}
+
+/* One argument of data begin (caller holds the map lock). */
+static int begin_one(struct rt_op *op, struct map_table *t,
+                     const struct rt_args *a, int32_t i, int padded) {
+  int64_t type = a->types[i];
+  uintptr_t begin = (uintptr_t)a->begin[i];
+  uintptr_t base = (uintptr_t)a->base[i];
+  int64_t size = a->sizes[i];
+  const char *name = a->names ? a->names[i] : NULL;
+  int present = (type & OMP_TGT_MAPTYPE_PRESENT) != 0;
+
+  if (padded) {
+    uintptr_t pad = begin % 8;
+    if (pad) {
+      RT_TRACE(2, "device %d: pad combined entry %d at " OMPEMU_PTR
+               " down by %lu bytes", RT_DEV_ID(op), (int)i, OMPEMU_P(begin),
+               (unsigned long)pad);
+      begin -= pad;
+      size += (int64_t)pad;
+    }
+  }
+  int update_ref = !(type & OMP_TGT_MAPTYPE_MEMBER_OF) &&
+                   !(a->from_mapper && i == 0);
+  struct tpr ptr = {0};
+  uintptr_t ptr_hst = 0;
+  if (type & OMP_TGT_MAPTYPE_PTR_AND_OBJ) {
+    /* Step 1: the pointer itself, no copy. */
+    int64_t ptype = type & ~(int64_t)(OMP_TGT_MAPTYPE_TO |
+                                      OMP_TGT_MAPTYPE_ALWAYS);
+    if (get_target_pointer(op, t, base, base, sizeof(void *), NULL, ptype,
+                           update_ref, &ptr))
+      return -1;
+    if (!ptr.tgt) {
+      rt_err("Call to getTargetPointer returned null pointer (%s).",
+             null_reason(present));
+      return -1;
+    }
+    ptr_hst = base;
+    base = *(uintptr_t *)base;
+    update_ref = !a->from_mapper || i != 0;
+  }
+  /* Step 2 (or the only step): the object. */
+  struct tpr obj;
+  if (get_target_pointer(op, t, begin, base, size, name, type, update_ref,
+                         &obj))
+    return -1;
+  if (!obj.tgt && (size || present)) {
+    rt_err("Call to getTargetPointer returned null pointer (%s).",
+           null_reason(present));
+    return -1;
+  }
+  if (type & OMP_TGT_MAPTYPE_RETURN_PARAM) {
+    uintptr_t tbase = obj.tgt - (begin - base);
+    RT_TRACE(2, "device %d: return device base " OMPEMU_PTR " for entry %d",
+             RT_DEV_ID(op), OMPEMU_P(tbase), (int)i);
+    a->base[i] = (void *)tbase;
+  }
+  /* Step 3: attach the pointer on the device. */
+  if ((type & OMP_TGT_MAPTYPE_PTR_AND_OBJ) && !obj.is_host && !ptr.is_host &&
+      ptr.entry) {
+    uintptr_t expected = obj.tgt - (begin - base);
+    struct map_shadow *s = map_shadow_find(ptr.entry, ptr_hst);
+    if (!s || s->tgt_val != expected || s->tgt_addr != ptr.tgt)
+      return rt_attach(op, ptr.entry, ptr_hst, ptr.tgt, expected);
+    RT_TRACE(2, "device %d: pointer at host " OMPEMU_PTR " already attached "
+             "to " OMPEMU_PTR, RT_DEV_ID(op), OMPEMU_P(ptr_hst),
+             OMPEMU_P(expected));
+  }
+  return 0;
+}
+
+int rt_data_begin(struct rt_op *op, const struct rt_args *a) {
+  if (a->n <= 0)
+    return 0;
+  int32_t *order = malloc((size_t)a->n * sizeof(int32_t));
+  int *has_members = malloc((size_t)a->n * sizeof(int));
+  int rc = -1;
+  if (!order || !has_members) {
+    rt_err("out of memory mapping %d arguments", (int)a->n);
+    goto out;
+  }
+  if (rt_plan_list(a, order, has_members))
+    goto out;
+  for (int32_t k = 0; k < a->n; k++) {
+    int32_t i = order[k];
+    int64_t type = a->types[i];
+    if (type & SKIP_TYPES)
+      continue;
+    if (a->mappers && a->mappers[i]) {
+      if (rt_data_mapper(op, a->loc, a->base[i], a->begin[i], a->sizes[i],
+                         type, a->names ? a->names[i] : NULL, a->mappers[i],
+                         RT_DATA_BEGIN)) {
+        rt_err("Call to targetDataBegin via targetDataMapper for custom "
+               "mapper failed.");
+        goto out;
+      }
+      continue;
+    }
+    int padded = ompemu_parent_index(type) < 0 && has_members[i];
+    pthread_mutex_lock(&op->d->map_lock);
+    struct map_table *t = map_table_of(op->d);
+    int r = t ? begin_one(op, t, a, i, padded) : -1;
+    pthread_mutex_unlock(&op->d->map_lock);
+    if (r)
+      goto out;
+  }
+  rc = 0;
+out:
+  free(order);
+  free(has_members);
+  return rc;
+}
+
+void *rt_lookup_tgt(struct rt_device *d, void *hp, int64_t size,
+                    int must_contain, int *is_host) {
+  struct map_lookup lr;
+  void *rc = NULL;
+  *is_host = 0;
+  pthread_mutex_lock(&d->map_lock);
+  map_lookup(d->maps, (uintptr_t)hp, size, &lr);
+  if (lr.contained ||
+      (!must_contain && (lr.extends_before || lr.extends_after))) {
+    struct map_entry *e = lr.entry;
+    char dyn[24], hl[24];
+    rc = (void *)(e->tgt_begin + ((uintptr_t)hp - e->hst_begin));
+    if (rt_info(RT_INFO_MAPPING_EXISTS))
+      rt_info_msg(d->id,
+                  "Mapping exists with HstPtrBegin=" OMPEMU_PTR
+                  ", TgtPtrBegin=" OMPEMU_PTR ", Size=%ld, DynRefCount=%s"
+                  " (update suppressed), HoldRefCount=%s",
+                  OMPEMU_P(hp), OMPEMU_P(rc), (long)size,
+                  map_ref_str(e->dyn_ref, dyn), map_ref_str(e->hold_ref, hl));
+  } else if (rt_usm()) {
+    *is_host = 1;
+    rc = hp;
+  }
+  pthread_mutex_unlock(&d->map_lock);
+  return rc;
+}
+
+/* An entry whose removal waits for the synchronize after the copies. */
+struct dealloc {
+  uintptr_t begin;
+  int64_t size;
+  int hold;
+};
+
+/* One argument of data end (caller holds the map lock).  Appends to DEL
+ * the entries to remove after synchronization. */
+static int end_one(struct rt_op *op, struct map_table *t,
+                   const struct rt_args *a, int32_t i, struct dealloc *del,
+                   int *ndel, uintptr_t *mapper_base) {
+  int64_t type = a->types[i];
+  uintptr_t begin = (uintptr_t)a->begin[i];
+  int64_t size = a->sizes[i];
+  int implicit = (type & OMP_TGT_MAPTYPE_IMPLICIT) != 0;
+  int hold = (type & OMP_TGT_MAPTYPE_OMPX_HOLD) != 0;
+  int force_delete = (type & OMP_TGT_MAPTYPE_DELETE) != 0;
+  int present = (type & OMP_TGT_MAPTYPE_PRESENT) != 0;
+  int is_member = (type & OMP_TGT_MAPTYPE_MEMBER_OF) &&
+                  !(type & OMP_TGT_MAPTYPE_PTR_AND_OBJ);
+  int update_ref = !is_member && !(a->from_mapper && i == 0);
+  int32_t dev = RT_DEV_ID(op);
+  char dyn[24], hl[24], nm[256];
+
+  struct map_lookup lr;
+  map_lookup(t, begin, size, &lr);
+  struct map_entry *e = NULL;
+  uintptr_t tgt = 0;
+  int is_last = 0, is_host = 0;
+  if (lr.contained || (implicit && (lr.extends_before || lr.extends_after))) {
+    e = lr.entry;
+    is_last = map_dec_should_remove(e, hold, force_delete);
+    const char *action;
+    if (!update_ref) {
+      action = " (update suppressed)";
+    } else if (force_delete) {
+      map_reset_ref(e, hold);
+      if (is_last) {
+        action = " (reset, deferred final decrement)";
+      } else {
+        map_dec_ref(e, hold);
+        action = " (reset)";
+      }
+    } else if (is_last) {
+      action = " (deferred final decrement)";
+    } else {
+      map_dec_ref(e, hold);
+      action = " (decremented)";
+    }
+    tgt = e->tgt_begin + (begin - e->hst_begin);
+    if (rt_info(RT_INFO_MAPPING_EXISTS))
+      rt_info_msg(dev,
+                  "Mapping exists with HstPtrBegin=" OMPEMU_PTR
+                  ", TgtPtrBegin=" OMPEMU_PTR ", Size=%ld, DynRefCount=%s%s, "
+                  "HoldRefCount=%s%s",
+                  OMPEMU_P(begin), OMPEMU_P(tgt), (long)size,
+                  map_ref_str(e->dyn_ref, dyn), hold ? "" : action,
+                  map_ref_str(e->hold_ref, hl), hold ? action : "");
+    RT_TRACE(1, "device %d: unmap %s host " OMPEMU_PTR " (%ld bytes): dyn %s "
+             "hold %s%s", dev, rt_name_str(e->name, nm, sizeof nm),
+             OMPEMU_P(begin), (long)size, map_ref_str(e->dyn_ref, dyn),
+             map_ref_str(e->hold_ref, hl), action);
+  } else if (rt_usm()) {
+    is_host = 1;
+    tgt = begin;
+  }
+  if (!tgt) {
+    if (size || present) {
+      if (present) {
+        rt_message("device mapping required by 'present' map type modifier "
+                   "does not exist for host address " OMPEMU_PTR
+                   " (%ld bytes)", OMPEMU_P(begin), (long)size);
+        return -1;
+      }
+      RT_TRACE(2, "device %d: unmap host " OMPEMU_PTR " (%ld bytes): not "
+               "mapped, ignored", dev, OMPEMU_P(begin), (long)size);
+    }
+    return 0;
+  }
+  int del_entry = is_last && !is_member;
+  if ((type & OMP_TGT_MAPTYPE_FROM) || del_entry) {
+    if (type & OMP_TGT_MAPTYPE_FROM) {
+      int always = (type & OMP_TGT_MAPTYPE_ALWAYS) != 0;
+      int copy_member = 0;
+      if (is_member && e) {
+        /* A member is copied back when its parent goes away. */
+        int32_t p = ompemu_parent_index(type);
+        struct map_entry *pe = map_find(t, (uintptr_t)a->begin[p]);
+        if (pe && map_total_ref(pe) == 1)
+          copy_member = 1;
+      }
+      if ((del_entry || always || copy_member) && !is_host &&
+          rt_copy_from(op, e, begin, tgt, size, e ? e->name : NULL))
+        return -1;
+    }
+    if (del_entry && a->from_mapper && i == 0) {
+      del_entry = 0;
+      *mapper_base = begin;
+    }
+    if (e && e->nshadows &&
+        rt_restore_range(op, e, begin, size,
+                         (type & OMP_TGT_MAPTYPE_FROM) != 0, del_entry))
+      return -1;
+    if (del_entry && !is_host) {
+      del[*ndel].begin = begin;
+      del[*ndel].size = size;
+      del[*ndel].hold = hold;
+      ++*ndel;
+    }
+  }
+  return 0;
+}
+
+/* Drop one reference of the entry holding [BEGIN, BEGIN+SIZE) and remove
+ * it when none is left (after the synchronize). */
+static int dealloc_one(struct rt_op *op, const struct dealloc *x) {
+  int rc = 0;
+  pthread_mutex_lock(&op->d->map_lock);
+  struct map_lookup lr;
+  map_lookup(op->d->maps, x->begin, x->size, &lr);
+  if (lr.entry) {
+    struct map_entry *e = lr.entry;
+    if (map_dec_ref(e, x->hold) == 0) {
+      char nm[256];
+      if (e->kind == MAP_KIND_MAPPED && rt_dev_free(op->d, (void *)e->tgt_begin))
+        rc = -1;
+      if (rt_info(RT_INFO_MAPPING_CHANGED))
+        rt_info_msg(op->d->id,
+                    "Removing map entry with HstPtrBegin=" OMPEMU_PTR
+                    ", TgtPtrBegin=" OMPEMU_PTR ", Size=%ld, Name=%s",
+                    OMPEMU_P(e->hst_begin), OMPEMU_P(e->tgt_begin),
+                    (long)x->size, rt_name_str(e->name, nm, sizeof nm));
+      RT_TRACE(1, "device %d: remove %s host [" OMPEMU_PTR ", " OMPEMU_PTR
+               ") device " OMPEMU_PTR, op->d->id,
+               rt_name_str(e->name, nm, sizeof nm), OMPEMU_P(e->hst_begin),
+               OMPEMU_P(e->hst_end), OMPEMU_P(e->tgt_begin));
+      map_remove(op->d->maps, e);
+    }
+  } else {
+    rt_err("Section to delete (hst addr " OMPEMU_PTR ") does not exist in the "
+           "allocated memory", OMPEMU_P(x->begin));
+    rc = -1;
+  }
+  pthread_mutex_unlock(&op->d->map_lock);
+  return rc;
+}
+
+int rt_data_end(struct rt_op *op, const struct rt_args *a) {
+  if (a->n <= 0)
+    return 0;
+  int32_t *order = malloc((size_t)a->n * sizeof(int32_t));
+  int *has_members = malloc((size_t)a->n * sizeof(int));
+  struct dealloc *del = malloc((size_t)a->n * sizeof(struct dealloc));
+  int ndel = 0, rc = -1;
+  uintptr_t mapper_base = 0;
+  if (!order || !has_members || !del) {
+    rt_err("out of memory unmapping %d arguments", (int)a->n);
+    goto out;
+  }
+  if (rt_plan_list(a, order, has_members))
+    goto out;
+  for (int32_t k = a->n - 1; k >= 0; k--) {
+    int32_t i = order[k];
+    int64_t type = a->types[i];
+    if (type & SKIP_TYPES)
+      continue;
+    if (a->mappers && a->mappers[i]) {
+      if (rt_data_mapper(op, a->loc, a->base[i], a->begin[i], a->sizes[i],
+                         type, a->names ? a->names[i] : NULL, a->mappers[i],
+                         RT_DATA_END)) {
+        rt_err("Call to targetDataEnd via targetDataMapper for custom mapper "
+               "failed.");
+        goto out;
+      }
+      continue;
+    }
+    pthread_mutex_lock(&op->d->map_lock);
+    struct map_table *t = map_table_of(op->d);
+    int r = t ? end_one(op, t, a, i, del, &ndel, &mapper_base) : -1;
+    pthread_mutex_unlock(&op->d->map_lock);
+    if (r)
+      goto out;
+  }
+  if (rt_op_sync(op))
+    goto out;
+  for (int k = 0; k < ndel; k++) {
+    if (mapper_base && del[k].begin == mapper_base)
+      continue;
+    if (dealloc_one(op, &del[k])) {
+      rt_err("Deallocating data from device failed.");
+      goto out;
+    }
+  }
+  rc = 0;
+out:
+  free(order);
+  free(has_members);
+  free(del);
+  return rc;
+}
+
+/* ---- exports ---- */
+
+/* Resolve the device of a data construct; NULL when it is not offloaded. */
+static struct rt_device *data_device(int64_t device_id, ident_t *loc) {
+  struct rt_device *d = NULL;
+  int rc = rt_check_device(&device_id, &d);
+  if (rc < 0)
+    rt_handle_outcome(OFFLOAD_FAIL, loc);
+  return rc == 0 ? d : NULL;
+}
+
+static void data_construct(enum rt_data_kind kind, const char *what,
+                           ident_t *loc, int64_t device_id, int32_t n,
+                           void **base, void **args, int64_t *sizes,
+                           int64_t *types, map_var_info_t *names,
+                           void **mappers) {
+  struct rt_device *d = data_device(device_id, loc);
+  if (!d)
+    return;
+  if (rt_info(RT_INFO_KERNEL_ARGS))
+    rt_print_args(d->id, loc, what, n, sizes, types, names);
+  struct rt_args a = {loc, n, base, args, sizes, types, names, mappers, 0};
+  struct rt_op op;
+  rt_op_init(&op, d);
+  int rc;
+  if (kind == RT_DATA_BEGIN)
+    rc = rt_data_begin(&op, &a);
+  else if (kind == RT_DATA_END)
+    rc = rt_data_end(&op, &a);
+  else
+    rc = rt_data_update(&op, &a);
+  if (rc == 0)
+    rc = rt_op_sync(&op);
+  rt_op_fini(&op);
+  if (rc == 0)
+    rt_dump_tables(loc);
+  rt_handle_outcome(rc == 0 ? OFFLOAD_SUCCESS : OFFLOAD_FAIL, loc);
+}
+
+RT_EXPORT void __tgt_target_data_begin_mapper(OMPEMU_DATA_MAPPER_ARGS) {
+  data_construct(RT_DATA_BEGIN, "Entering OpenMP data region", loc, device_id,
+                 arg_num, args_base, args, arg_sizes, arg_types, arg_names,
+                 arg_mappers);
+}
+
+RT_EXPORT void __tgt_target_data_end_mapper(OMPEMU_DATA_MAPPER_ARGS) {
+  data_construct(RT_DATA_END, "Exiting OpenMP data region", loc, device_id,
+                 arg_num, args_base, args, arg_sizes, arg_types, arg_names,
+                 arg_mappers);
+}
+
+RT_EXPORT void __tgt_target_data_update_mapper(OMPEMU_DATA_MAPPER_ARGS) {
+  data_construct(RT_DATA_UPDATE, "Updating OpenMP data", loc, device_id,
+                 arg_num, args_base, args, arg_sizes, arg_types, arg_names,
+                 arg_mappers);
+}
