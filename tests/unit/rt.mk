@@ -28,3 +28,8 @@ EXTRA_tests_unit_test_core_DEPENDENCIES = tests/unit/libomptarget.rtl.fake.la \
 
 TESTS += tests/unit/ompemu_run.sh
 EXTRA_DIST += tests/unit/ompemu_run.sh
+TESTS += tests/unit/core_programs.sh
+EXTRA_DIST += tests/unit/core_programs.sh tests/unit/core-progs/link.c \
+	tests/unit/core-progs/dtor.cpp tests/unit/core-progs/dso_lib.c \
+	tests/unit/core-progs/dso_main.c tests/unit/core-progs/interop.c \
+	tests/unit/core-progs/devcheck.c

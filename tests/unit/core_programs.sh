@@ -1,0 +1,82 @@
+#!/bin/sh
+# TAP test of the runtime core on clang-14 programs, run through the build
+# tree's ompemu-run with LLVM 14's x86_64 plugin and with the emu plugin:
+# declare target link, a C++ declare-target global with a destructor, an
+# executable plus a dlopen'ed offloading DSO, interop, the offload policy
+# and device checks.  Skipped when clang-14 is missing.
+B=${OMPEMU_BUILDDIR:-.}
+S=${OMPEMU_SRCDIR:-.}
+P=$S/tests/unit/core-progs
+RUN=$B/ompemu-run
+LLVMLIB=${LLVM14_LIBDIR:-/usr/lib/llvm-14/lib}
+CLANG=${CLANG14:-}
+N=19
+n=0
+fail=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+notok() { n=$((n + 1)); fail=1; echo "not ok $n - $1"; sed 's/^/# /' "$W/out" | tail -8; }
+check() { if eval "$2"; then ok "$1"; else notok "$1"; fi; }
+
+echo "1..$N"
+if [ -z "$CLANG" ] || ! command -v "$CLANG" >/dev/null 2>&1; then
+  i=0; while [ $i -lt $N ]; do i=$((i + 1)); echo "ok $i # SKIP clang-14 not found"; done
+  exit 0
+fi
+W=$B/tests/unit/core-progs.tmp
+rm -rf "$W"; mkdir -p "$W"
+CLANGXX=$(echo "$CLANG" | sed 's/clang\(-[0-9]*\)$/clang++\1/')
+OFF="-fopenmp -fopenmp-targets=x86_64-pc-linux-gnu"
+$CLANG $OFF "$P/link.c" -o "$W/link" &&
+$CLANGXX $OFF "$P/dtor.cpp" -o "$W/dtor" &&
+$CLANG $OFF -fPIC -shared "$P/dso_lib.c" -o "$W/libdso.so" &&
+$CLANG $OFF "$P/dso_main.c" -o "$W/dso_main" -ldl &&
+$CLANG $OFF -fopenmp-version=51 "$P/interop.c" -o "$W/interop" &&
+$CLANG $OFF -g "$P/devcheck.c" -o "$W/devcheck" 2>"$W/out" || {
+  cat "$W/out"; echo "Bail out! clang-14 failed to build the test programs"; exit 1; }
+
+x86() { env OMPEMU_PLUGINS=x86_64 LD_LIBRARY_PATH="$LLVMLIB" "$@"; }
+for mode in x86 emu; do
+  if [ $mode = x86 ]; then pre=x86; else pre=; fi
+  $pre "$RUN" "$W/link" >"$W/out" 2>&1; rc=$?
+  check "$mode: declare target link" '[ $rc -eq 0 ] && grep -q "s=45 arr9=-9 k=42" "$W/out"'
+  OMPEMU_TRACE=1 $pre "$RUN" "$W/dtor" >"$W/out" 2>&1; rc=$?
+  check "$mode: C++ declare-target global: ctor at load, dtor at exit" \
+    '[ $rc -eq 0 ] && grep -q "r=7" "$W/out" && grep -q "running ctor" "$W/out" && grep -q "running dtor" "$W/out"'
+  OMPEMU_TRACE=1 $pre "$RUN" "$W/dso_main" "$W/libdso.so" >"$W/out" 2>&1; rc=$?
+  check "$mode: executable + dlopen/dlclose/dlopen of an offloading DSO" \
+    '[ $rc -eq 0 ] && grep -q "r=1 v=105 r2=2 v2=106" "$W/out" && [ $(grep -c "unregister lib .*libdso.so" "$W/out") -eq 2 ]'
+  $pre "$RUN" "$W/interop" >"$W/out" 2>&1; rc=$?
+  check "$mode: interop init/use/destroy" \
+    '[ $rc -eq 0 ] && grep -q "io=obj dev=0 rc=0" "$W/out" && grep -q "after destroy: none" "$W/out"'
+  $pre "$RUN" "$W/devcheck" >"$W/out" 2>&1; rc=$?
+  check "$mode: omp_get_initial_device() == omp_get_num_devices(), host fallback there" \
+    '[ $rc -eq 0 ] && grep -q "host_fallback=1" "$W/out"'
+  $pre "$RUN" "$W/devcheck" bad >"$W/out" 2>&1; rc=$?
+  check "$mode: a missing device: not ready, source location, fatal, abort" \
+    '[ $rc -eq 134 ] && grep -q "^Libomptarget error: Device 7 is not ready.$" "$W/out" &&
+     grep -q "devcheck.c:[0-9]*:[0-9]*: Libomptarget fatal error 1: failure of target construct while offloading is mandatory" "$W/out"'
+done
+
+OMP_TARGET_OFFLOAD=disabled "$RUN" "$W/devcheck" >"$W/out" 2>&1; rc=$?
+check "OMP_TARGET_OFFLOAD=disabled: no devices, host fallback" \
+  '[ $rc -eq 0 ] && grep -q "ndev=0 initial=0 host_fallback=1" "$W/out"'
+OMP_TARGET_OFFLOAD=mandatory OMPEMU_PLUGINS=no-such-plugin "$RUN" "$W/link" >"$W/out" 2>&1; rc=$?
+check "mandatory without devices: the three LLVM lines and abort" \
+  '[ $rc -eq 134 ] && grep -q "^Libomptarget error: Consult https://openmp.llvm.org/design/Runtimes.html for debugging options.$" "$W/out" &&
+   grep -q "^Libomptarget error: Source location information not present. Compile with -g or -gline-tables-only.$" "$W/out" &&
+   grep -q "^Libomptarget fatal error 1: failure of target construct while offloading is mandatory$" "$W/out"'
+OMPEMU_PLUGINS=no-such-plugin "$RUN" "$W/link" >"$W/out" 2>&1; rc=$?
+check "default policy without devices: host fallback" '[ $rc -eq 0 ] && grep -q "s=45" "$W/out"'
+LIBOMPTARGET_INFO=abc x86 "$RUN" "$W/link" >"$W/out" 2>&1; rc=$?
+check "LIBOMPTARGET_INFO=abc: an error message, not a crash" \
+  '[ $rc -eq 0 ] && grep -q "LIBOMPTARGET_INFO=.abc. ignored" "$W/out"'
+OMPEMU_TRACE=1 OMPEMU_PLUGINS="no-such-plugin,emu" "$RUN" "$W/link" >"$W/out" 2>&1; rc=$?
+check "OMPEMU_PLUGINS: a missing plugin is skipped with a trace note" \
+  '[ $rc -eq 0 ] && grep -q "plugin no-such-plugin: not loaded" "$W/out" && grep -q "claimed by plugin emu" "$W/out"'
+OMPEMU_TRACE=1 OMPEMU_PLUGINS="x86_64,emu" LD_LIBRARY_PATH="$LLVMLIB" "$RUN" "$W/link" >"$W/out" 2>&1; rc=$?
+check "OMPEMU_PLUGINS order decides which plugin claims the image" \
+  '[ $rc -eq 0 ] && grep -q "claimed by plugin x86_64" "$W/out"'
+OMPEMU_TRACE=1 OMPEMU_PLUGINS="cuda" LD_LIBRARY_PATH="$LLVMLIB" "$RUN" "$W/link" >"$W/out" 2>&1; rc=$?
+check "LLVM 14's cuda plugin loads and is skipped with 0 devices" \
+  '[ $rc -eq 0 ] && grep -q "plugin cuda .*0 devices, skipped" "$W/out"'
+exit $fail
