@@ -1,1 +1,24 @@
-# (filled by its component)
+# ompemu-wrap (embed device images in a host object, seed
+# ClangOffloadWrapper.rst) and ompemu-dump (show what a fat binary or a
+# device image holds).  Included from src/tools/local.mk.
+bin_PROGRAMS += ompemu-wrap ompemu-dump
+
+ompemu_wrap_SOURCES = \
+	src/tools/wrap/wrap.h \
+	src/tools/wrap/args.c \
+	src/tools/wrap/layout.c \
+	src/tools/wrap/x86_64.c \
+	src/tools/wrap/elfwriter.c src/tools/wrap/elfwriter.h \
+	src/tools/wrap/main.c
+ompemu_wrap_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
+ompemu_wrap_LDADD = $(LIBELF_LIBS)
+
+ompemu_dump_SOURCES = \
+	src/tools/dump/dump.h \
+	src/tools/dump/elfview.c src/tools/dump/elfview.h \
+	src/tools/dump/fatbin.c \
+	src/tools/dump/devimage.c \
+	src/tools/dump/output.c \
+	src/tools/dump/main.c
+ompemu_dump_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
+ompemu_dump_LDADD = $(LIBELF_LIBS)

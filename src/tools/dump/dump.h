@@ -1,0 +1,100 @@
+/* ompemu-dump: what it finds in a fat binary (descriptors, images, host
+ * entries) or in a bare device image (entries, what it needs from the
+ * device runtime), collected first and printed afterwards as text or
+ * JSON.  Anything it could not read becomes a note, never a crash. */
+#ifndef OMPEMU_DUMP_H
+#define OMPEMU_DUMP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct ev;
+
+struct dump_notes {
+  char **msgs;
+  size_t n;
+};
+/* Record a note about something that could not be read or understood. */
+void dump_note(struct dump_notes *notes, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+struct dump_entry {
+  uint64_t addr;
+  char *name;           /* NULL if unreadable */
+  char *import;         /* addr comes from this undefined symbol */
+  char *symbol;         /* symbol defined at addr, if any */
+  uint64_t size;
+  int32_t flags, reserved;
+  int exported;         /* device: 1/0 = dynsym defines name; -1 n/a */
+};
+
+/* One device image: a bare file or an embedded one. */
+struct dump_devimage {
+  int is_elf;
+  int elf_class;        /* 32 / 64 */
+  unsigned machine, type;
+  int has_entries;      /* has an omp_offloading_entries section */
+  const char *skipped;  /* why its entries were not read (not an error) */
+  struct dump_entry *entries;
+  size_t nentries;
+  char **needed;        /* DT_NEEDED */
+  size_t nneeded;
+  char **undef;         /* undefined dynamic symbols ("name" or "name (weak)") */
+  size_t nundef;
+  struct dump_notes notes;
+};
+
+struct dump_image {
+  uint64_t start, end;
+  char *arch;           /* from the image info, or NULL */
+  int has_info;
+  uint64_t entries_begin, entries_end;
+  struct dump_devimage dev;
+};
+
+struct dump_desc {
+  uint64_t addr;
+  const char *how;      /* "symbol .omp_offloading.descriptor" / "scan" */
+  int32_t num_images;
+  uint64_t images_addr, host_begin, host_end;
+  struct dump_image *images;
+  size_t nimages;
+  struct dump_entry *host;
+  size_t nhost;
+};
+
+struct dump_report {
+  const char *file;
+  const char *kind;     /* "fat binary", "device image", ... */
+  int is_elf;
+  unsigned machine, type;
+  struct dump_desc *descs;
+  size_t ndescs;
+  int entries_section;  /* host file has omp_offloading_entries */
+  uint64_t sec_begin, sec_end;
+  struct dump_devimage bare; /* when kind is "device image" */
+  int has_bare;
+  struct dump_notes notes;
+};
+
+/* fatbin.c: find descriptors in V and fill REP; 0 if any was found. */
+int dump_fatbin(struct ev *v, struct dump_report *rep);
+/* devimage.c: describe the image BYTES[0..LEN) into OUT. */
+void dump_devimage(const void *bytes, size_t len, struct dump_devimage *out);
+/* devimage.c: describe an already opened view (bare device image). */
+void dump_devimage_view(struct ev *v, struct dump_devimage *out);
+/* devimage.c: read COUNT 32-byte entries at VADDR of V. */
+struct dump_entry *dump_read_entries(struct ev *v, uint64_t vaddr,
+                                     size_t count, int device,
+                                     struct dump_notes *notes);
+void dump_free_entries(struct dump_entry *e, size_t n);
+void dump_free_devimage(struct dump_devimage *d);
+
+/* output.c */
+const char *dump_entry_kind(const struct dump_entry *e);
+const char *dump_machine_name(unsigned machine);
+const char *dump_type_name(unsigned type);
+void dump_print_text(const struct dump_report *rep);
+void dump_print_json(const struct dump_report *rep);
+
+#endif

@@ -1,0 +1,217 @@
+/* ompemu-dump: the registration data of a fat executable or shared library
+ * (ABI-llvm14.md 4.1): the descriptor(s), found by the symbol
+ * .omp_offloading.descriptor or, in a stripped file, by scanning data for a
+ * __tgt_bin_desc whose host-entry bounds are the omp_offloading_entries
+ * section; each image with its __tgt_image_info when ompemu-wrap made it;
+ * the host entries.  Pointers are read after dynamic relocation. */
+#include "config.h"
+
+#include "dump.h"
+#include "elfview.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <ompemu/abi.h>
+
+/* Limits that separate a real descriptor from garbage. */
+#define MAX_IMAGES 4096
+#define MAX_IMAGE_BYTES ((uint64_t)1 << 34)
+
+/* Read image I's info objects (.offload_image_info[.N] symbols, or a scan
+ * for records whose arch pointer lies in .offload_arch_list). */
+static void read_infos(struct ev *v, struct dump_desc *d) {
+  int found = 0;
+  for (size_t i = 1; i < v->symtab.count; i++) {
+    GElf_Sym s;
+    const char *n = ev_symname(v, &v->symtab, i, &s);
+    if (!n || strncmp(n, ".offload_image_info", 19) != 0 ||
+        s.st_shndx == SHN_UNDEF)
+      continue;
+    __tgt_image_info info;
+    uint64_t arch;
+    const char *imp;
+    if (ev_read(v, s.st_value, &info, 16) != 0 ||
+        ev_read_ptr(v, s.st_value + 16, &arch, &imp) != 0)
+      continue;
+    if (info.image_number < 0 || (size_t)info.image_number >= d->nimages ||
+        info.number_images != d->num_images)
+      continue;
+    struct dump_image *im = &d->images[info.image_number];
+    im->has_info = 1;
+    found = 1;
+    if (arch && !im->arch)
+      im->arch = ev_string(v, arch, 256);
+  }
+  GElf_Shdr al;
+  if (found || !ev_section(v, ".offload_arch_list", &al))
+    return;
+  for (size_t k = 1; k < v->shnum; k++) {
+    Elf_Scn *scn = elf_getscn(v->elf, k);
+    GElf_Shdr sh;
+    if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_WRITE) ||
+        !(sh.sh_flags & SHF_ALLOC) || sh.sh_type != SHT_PROGBITS)
+      continue;
+    for (uint64_t off = 0; off + 32 <= sh.sh_size; off += 8) {
+      __tgt_image_info info;
+      uint64_t arch;
+      const char *imp;
+      if (ev_read(v, sh.sh_addr + off, &info, 16) != 0)
+        break;
+      if (info.version != 1 || info.number_images != d->num_images ||
+          info.image_number < 0 || (size_t)info.image_number >= d->nimages ||
+          ev_read_ptr(v, sh.sh_addr + off + 16, &arch, &imp) != 0 ||
+          arch < al.sh_addr || arch >= al.sh_addr + al.sh_size)
+        continue;
+      struct dump_image *im = &d->images[info.image_number];
+      im->has_info = 1;
+      if (!im->arch)
+        im->arch = ev_string(v, arch, 256);
+    }
+  }
+}
+
+/* Fill D from the __tgt_bin_desc at D->addr. */
+static int read_desc(struct ev *v, struct dump_desc *d,
+                     struct dump_notes *notes) {
+  const char *imp;
+  if (ev_read(v, d->addr, &d->num_images, 4) != 0 ||
+      ev_read_ptr(v, d->addr + 8, &d->images_addr, &imp) != 0 ||
+      ev_read_ptr(v, d->addr + 16, &d->host_begin, &imp) != 0 ||
+      ev_read_ptr(v, d->addr + 24, &d->host_end, &imp) != 0) {
+    dump_note(notes, "descriptor at 0x%016lx is outside the file",
+              (unsigned long)d->addr);
+    return -1;
+  }
+  if (d->num_images < 0 || d->num_images > MAX_IMAGES) {
+    dump_note(notes, "descriptor at 0x%016lx: %d images is not plausible",
+              (unsigned long)d->addr, d->num_images);
+    return -1;
+  }
+  if (d->host_end < d->host_begin)
+    dump_note(notes, "descriptor at 0x%016lx: host entries end 0x%016lx "
+              "before begin 0x%016lx", (unsigned long)d->addr,
+              (unsigned long)d->host_end, (unsigned long)d->host_begin);
+  else {
+    uint64_t bytes = d->host_end - d->host_begin;
+    if (bytes % sizeof(__tgt_offload_entry))
+      dump_note(notes, "host entries span %lu bytes, not a multiple of 32",
+                (unsigned long)bytes);
+    d->nhost = bytes / sizeof(__tgt_offload_entry);
+    d->host = dump_read_entries(v, d->host_begin, d->nhost, 0, notes);
+    if (!d->host)
+      d->nhost = 0;
+  }
+
+  d->images = calloc(d->num_images ? (size_t)d->num_images : 1,
+                     sizeof(*d->images));
+  if (!d->images)
+    return -1;
+  d->nimages = (size_t)d->num_images;
+  for (size_t i = 0; i < d->nimages; i++) {
+    struct dump_image *im = &d->images[i];
+    uint64_t at = d->images_addr + i * sizeof(__tgt_device_image);
+    if (ev_read_ptr(v, at, &im->start, &imp) != 0 ||
+        ev_read_ptr(v, at + 8, &im->end, &imp) != 0 ||
+        ev_read_ptr(v, at + 16, &im->entries_begin, &imp) != 0 ||
+        ev_read_ptr(v, at + 24, &im->entries_end, &imp) != 0) {
+      dump_note(notes, "image %zu: __tgt_device_image at 0x%016lx is "
+                "unreadable", i, (unsigned long)at);
+      dump_note(&im->dev.notes, "image record unreadable");
+      continue;
+    }
+    uint64_t size = im->end - im->start;
+    if (im->end < im->start || size > MAX_IMAGE_BYTES || size > v->size) {
+      dump_note(notes, "image %zu: bounds 0x%016lx..0x%016lx are invalid", i,
+                (unsigned long)im->start, (unsigned long)im->end);
+      continue;
+    }
+    void *bytes = malloc(size ? size : 1);
+    if (!bytes)
+      continue;
+    if (ev_read(v, im->start, bytes, size) != 0)
+      dump_note(notes, "image %zu: bytes 0x%016lx..0x%016lx are not in the "
+                "file", i, (unsigned long)im->start, (unsigned long)im->end);
+    else
+      dump_devimage(bytes, size, &im->dev);
+    free(bytes);
+  }
+  read_infos(v, d);
+  return 0;
+}
+
+static int add_desc(struct dump_report *rep, uint64_t addr, const char *how) {
+  for (size_t i = 0; i < rep->ndescs; i++)
+    if (rep->descs[i].addr == addr)
+      return 0;
+  struct dump_desc *n =
+      realloc(rep->descs, (rep->ndescs + 1) * sizeof(*rep->descs));
+  if (!n)
+    return -1;
+  rep->descs = n;
+  memset(&n[rep->ndescs], 0, sizeof(*n));
+  n[rep->ndescs].addr = addr;
+  n[rep->ndescs].how = how;
+  rep->ndescs++;
+  return 0;
+}
+
+/* Look through allocated, non-executable data for a 32-byte record
+ * {N (1..MAX_IMAGES), 0 pad, images, BEGIN, END}. */
+static void scan_descs(struct ev *v, struct dump_report *rep, uint64_t begin,
+                       uint64_t end) {
+  for (size_t k = 1; k < v->shnum; k++) {
+    Elf_Scn *scn = elf_getscn(v->elf, k);
+    GElf_Shdr sh;
+    if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) ||
+        (sh.sh_flags & SHF_EXECINSTR) || sh.sh_type != SHT_PROGBITS ||
+        sh.sh_addr == 0)
+      continue;
+    const unsigned char *bytes = ev_section_bytes(v, &sh);
+    if (!bytes)
+      continue;
+    for (uint64_t off = (8 - (sh.sh_addr & 7)) & 7; off + 32 <= sh.sh_size;
+         off += 8) {
+      int32_t num, pad;
+      memcpy(&num, bytes + off, 4);
+      memcpy(&pad, bytes + off + 4, 4);
+      if (num < 1 || num > MAX_IMAGES || pad != 0)
+        continue;
+      uint64_t b, e, imgs;
+      const char *imp;
+      uint64_t at = sh.sh_addr + off;
+      if (ev_read_ptr(v, at + 16, &b, &imp) == 0 && b == begin &&
+          ev_read_ptr(v, at + 24, &e, &imp) == 0 && e == end &&
+          ev_read_ptr(v, at + 8, &imgs, &imp) == 0 &&
+          ev_mapped(v, imgs, (size_t)num * sizeof(__tgt_device_image)))
+        add_desc(rep, at, "scan");
+    }
+  }
+}
+
+int dump_fatbin(struct ev *v, struct dump_report *rep) {
+  GElf_Shdr sh;
+  GElf_Sym s;
+  if (ev_section(v, "omp_offloading_entries", &sh)) {
+    rep->entries_section = 1;
+    rep->sec_begin = sh.sh_addr;
+    rep->sec_end = sh.sh_addr + sh.sh_size;
+  } else if (ev_symbol(v, "__start_omp_offloading_entries", &s)) {
+    rep->entries_section = 1;
+    rep->sec_begin = s.st_value;
+    rep->sec_end = ev_symbol(v, "__stop_omp_offloading_entries", &s)
+                       ? s.st_value
+                       : rep->sec_begin;
+  }
+  for (size_t i = 1; i < v->symtab.count; i++) {
+    const char *n = ev_symname(v, &v->symtab, i, &s);
+    if (n && strcmp(n, ".omp_offloading.descriptor") == 0 &&
+        s.st_shndx != SHN_UNDEF)
+      add_desc(rep, s.st_value, "symbol .omp_offloading.descriptor");
+  }
+  if (rep->ndescs == 0 && rep->entries_section)
+    scan_descs(v, rep, rep->sec_begin, rep->sec_end);
+  for (size_t i = 0; i < rep->ndescs; i++)
+    read_desc(v, &rep->descs[i], &rep->notes);
+  return rep->ndescs ? 0 : -1;
+}

@@ -1,0 +1,212 @@
+/* ompemu-dump: command line, file reading, and the choice between a fat
+ * binary (has a descriptor) and a bare device image (has only its own
+ * omp_offloading_entries).  Exit status: 0 read completely, 1 cannot read
+ * the file at all, 2 read in part (the notes say what was not understood). */
+#include "config.h"
+
+#include "dump.h"
+#include "elfview.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void dump_note(struct dump_notes *notes, const char *fmt, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof(buf), fmt, ap);
+  va_end(ap);
+  char **n = realloc(notes->msgs, (notes->n + 1) * sizeof(char *));
+  if (!n)
+    return;
+  notes->msgs = n;
+  if ((n[notes->n] = strdup(buf)))
+    notes->n++;
+}
+
+static void help(void) {
+  fputs(
+      "NAME\n"
+      "  ompemu-dump - show the offload contents of a fat binary or a device "
+      "image\n"
+      "\n"
+      "SYNOPSIS\n"
+      "  ompemu-dump [--json] FILE\n"
+      "\n"
+      "DESCRIPTION\n"
+      "  For an executable or shared library built with clang 14 offloading or\n"
+      "  linked with an ompemu-wrap object: each descriptor (by the symbol\n"
+      "  .omp_offloading.descriptor, or by scanning data for a __tgt_bin_desc\n"
+      "  whose host entries are the omp_offloading_entries section), its host\n"
+      "  entries (name, kind, flags as words LINK/CTOR/DTOR/FPTR, size,\n"
+      "  address), and each image: arch (from ompemu-wrap's image info), size,\n"
+      "  ELF machine and type, its own device entries (marked when .dynsym\n"
+      "  lacks the name, as a by-name lookup would), the libraries it needs\n"
+      "  and the symbols it leaves undefined for the device runtime.\n"
+      "  For a bare device image: the same device-side information.\n"
+      "  Pointers are read as the dynamic loader would set them (RELATIVE,\n"
+      "  64, GLOB_DAT relocations applied).  What cannot be read is reported\n"
+      "  as a note.\n"
+      "\n"
+      "OPTIONS\n"
+      "  --json      one JSON object instead of text\n"
+      "  --help      show this text\n"
+      "  --version   show the version\n"
+      "\n"
+      "EXIT STATUS\n"
+      "  0 everything was read; 1 the file cannot be read or is not ELF64;\n"
+      "  2 read in part, or no offload data found (see the notes).\n",
+      stdout);
+}
+
+/* Whole file into a new buffer; 0 or -1 (message printed). */
+static int slurp(const char *path, unsigned char **out, size_t *len) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    fprintf(stderr, "ompemu-dump: error: cannot open '%s': %s\n", path,
+            strerror(errno));
+    return -1;
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    fprintf(stderr, "ompemu-dump: error: '%s' is not a regular file\n", path);
+    close(fd);
+    return -1;
+  }
+  size_t size = (size_t)st.st_size, done = 0;
+  unsigned char *buf = malloc(size ? size : 1);
+  if (!buf) {
+    fprintf(stderr, "ompemu-dump: error: '%s' is too large to read (%zu "
+            "bytes)\n", path, size);
+    close(fd);
+    return -1;
+  }
+  while (done < size) {
+    ssize_t r = read(fd, buf + done, size - done);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r <= 0)
+      break;
+    done += (size_t)r;
+  }
+  close(fd);
+  *out = buf;
+  *len = done;
+  return 0;
+}
+
+static void free_report(struct dump_report *r) {
+  for (size_t k = 0; k < r->ndescs; k++) {
+    struct dump_desc *d = &r->descs[k];
+    dump_free_entries(d->host, d->nhost);
+    for (size_t i = 0; i < d->nimages; i++) {
+      free(d->images[i].arch);
+      dump_free_devimage(&d->images[i].dev);
+    }
+    free(d->images);
+  }
+  free(r->descs);
+  if (r->has_bare)
+    dump_free_devimage(&r->bare);
+  for (size_t i = 0; i < r->notes.n; i++)
+    free(r->notes.msgs[i]);
+  free(r->notes.msgs);
+}
+
+/* Did anything note a problem? */
+static int partial(const struct dump_report *r) {
+  if (r->notes.n || (r->has_bare && r->bare.notes.n))
+    return 1;
+  for (size_t k = 0; k < r->ndescs; k++)
+    for (size_t i = 0; i < r->descs[k].nimages; i++)
+      if (r->descs[k].images[i].dev.notes.n)
+        return 1;
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  const char *file = NULL;
+  int json = 0;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--json"))
+      json = 1;
+    else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      help();
+      return 0;
+    } else if (!strcmp(argv[i], "--version")) {
+      printf("ompemu-dump (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+      return 0;
+    } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+      fprintf(stderr, "ompemu-dump: error: unknown option '%s' (see "
+              "ompemu-dump --help)\n", argv[i]);
+      return 1;
+    } else if (file) {
+      fprintf(stderr, "ompemu-dump: error: one FILE only ('%s' and '%s')\n",
+              file, argv[i]);
+      return 1;
+    } else {
+      file = argv[i];
+    }
+  }
+  if (!file) {
+    fprintf(stderr, "ompemu-dump: error: no FILE (see ompemu-dump --help)\n");
+    return 1;
+  }
+
+  unsigned char *buf;
+  size_t len;
+  if (slurp(file, &buf, &len))
+    return 1;
+  struct dump_report rep;
+  memset(&rep, 0, sizeof(rep));
+  rep.file = file;
+  struct ev v;
+  const char *why;
+  if (ev_open(&v, buf, len, &rep.notes, &why) != 0) {
+    fprintf(stderr, "ompemu-dump: error: '%s': %s\n", file, why);
+    free(buf);
+    free_report(&rep);
+    return 1;
+  }
+  free(buf);
+  rep.is_elf = 1;
+  rep.machine = v.eh.e_machine;
+  rep.type = v.eh.e_type;
+
+  if (v.eh.e_type == ET_REL) {
+    rep.kind = "relocatable object";
+    dump_note(&rep.notes, "relocatable objects are not read: link it, then "
+              "dump the executable or library (readelf -s -r shows its "
+              "symbols and relocations)");
+  } else if (dump_fatbin(&v, &rep) == 0) {
+    rep.kind = v.eh.e_type == ET_EXEC ? "fat executable" : "fat binary";
+  } else {
+    GElf_Shdr sh;
+    if (ev_section(&v, "omp_offloading_entries", &sh) || v.dynsym.count) {
+      rep.kind = "device image";
+      rep.has_bare = 1;
+      rep.entries_section = 0;
+      dump_devimage_view(&v, &rep.bare);
+      if (!rep.bare.has_entries)
+        rep.kind = "ELF file without offload data";
+    } else {
+      rep.kind = "ELF file without offload data";
+      dump_note(&rep.notes, "no descriptor and no omp_offloading_entries "
+                "section found");
+    }
+  }
+  if (json)
+    dump_print_json(&rep);
+  else
+    dump_print_text(&rep);
+  int rc = partial(&rep) ? 2 : 0;
+  ev_close(&v);
+  free_report(&rep);
+  return rc;
+}

@@ -1,0 +1,291 @@
+/* ompemu-dump's two output forms: text for people, JSON for scripts.
+ * Addresses are printed as 0x%016lx in both (JSON: as strings). */
+#include "config.h"
+
+#include "dump.h"
+
+#include <elf.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <ompemu/abi.h>
+
+#define P(x) ((unsigned long)(x))
+
+const char *dump_entry_kind(const struct dump_entry *e) {
+  if (e->flags & OMP_DECLARE_TARGET_CTOR)
+    return "ctor";
+  if (e->flags & OMP_DECLARE_TARGET_DTOR)
+    return "dtor";
+  if (e->flags & OMP_DECLARE_TARGET_LINK)
+    return "link";
+  if (e->flags & OMP_DECLARE_TARGET_FPTR)
+    return "indirect function";
+  return e->size == 0 ? "kernel" : "variable";
+}
+
+/* Flags as words ("LINK|CTOR", "none", unknown bits in hex) into BUF. */
+static const char *flag_words(int32_t flags, char *buf, size_t len) {
+  static const struct {
+    int32_t bit;
+    const char *name;
+  } words[] = {{OMP_DECLARE_TARGET_LINK, "LINK"},
+               {OMP_DECLARE_TARGET_CTOR, "CTOR"},
+               {OMP_DECLARE_TARGET_DTOR, "DTOR"},
+               {OMP_DECLARE_TARGET_FPTR, "FPTR"}};
+  size_t used = 0;
+  buf[0] = '\0';
+  uint32_t rest = (uint32_t)flags;
+  for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+    if (rest & (uint32_t)words[i].bit) {
+      used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? "|" : "",
+                               words[i].name);
+      rest &= ~(uint32_t)words[i].bit;
+      if (used >= len)
+        return buf;
+    }
+  if (rest)
+    snprintf(buf + used, len - used, "%s0x%x", used ? "|" : "", rest);
+  else if (used == 0)
+    snprintf(buf, len, "none");
+  return buf;
+}
+
+const char *dump_machine_name(unsigned m) {
+  switch (m) {
+  case EM_X86_64: return "x86-64";
+  case EM_386: return "i386";
+  case EM_AARCH64: return "AArch64";
+  case EM_PPC64: return "PowerPC64";
+  case EM_CUDA: return "CUDA";
+  case 224: return "AMDGPU"; /* EM_AMDGPU */
+  case 251: return "VE";     /* EM_VE */
+  default: return "unknown";
+  }
+}
+
+const char *dump_type_name(unsigned t) {
+  switch (t) {
+  case ET_REL: return "REL";
+  case ET_EXEC: return "EXEC";
+  case ET_DYN: return "DYN";
+  case ET_CORE: return "CORE";
+  default: return "unknown";
+  }
+}
+
+/* ------------------------------------------------------------------ text */
+
+static void text_entries(const char *indent, const struct dump_entry *e,
+                         size_t n, int device) {
+  char fw[64];
+  for (size_t i = 0; i < n; i++) {
+    printf("%s[%zu] %-18s %s\n", indent, i, dump_entry_kind(&e[i]),
+           e[i].name ? e[i].name : "(unreadable name)");
+    printf("%s     flags %s (0x%x), size %lu, addr ", indent,
+           flag_words(e[i].flags, fw, sizeof(fw)), (unsigned)e[i].flags,
+           P(e[i].size));
+    if (e[i].import)
+      printf("from %s", e[i].import);
+    else
+      printf("0x%016lx%s%s%s", P(e[i].addr), e[i].symbol ? " (" : "",
+             e[i].symbol ? e[i].symbol : "", e[i].symbol ? ")" : "");
+    if (device && e[i].exported >= 0)
+      printf(", %s", e[i].exported ? "exported" : "not in .dynsym");
+    putchar('\n');
+  }
+}
+
+static void text_notes(const char *indent, const struct dump_notes *n) {
+  for (size_t i = 0; i < n->n; i++)
+    printf("%snote: %s\n", indent, n->msgs[i]);
+}
+
+static void text_dev(const char *indent, const struct dump_devimage *d) {
+  char in2[32];
+  snprintf(in2, sizeof(in2), "%s  ", indent);
+  if (d->is_elf)
+    printf("%sELF%d, machine %u (%s), type %s\n", indent, d->elf_class,
+           d->machine, dump_machine_name(d->machine),
+           dump_type_name(d->type));
+  if (d->has_entries && d->skipped) {
+    printf("%sdevice entries: not read (%s)\n", indent, d->skipped);
+  } else if (d->has_entries) {
+    printf("%sdevice entries (%zu):\n", indent, d->nentries);
+    text_entries(in2, d->entries, d->nentries, 1);
+  }
+  if (d->is_elf) {
+    printf("%sneeds libraries (%zu):", indent, d->nneeded);
+    for (size_t i = 0; i < d->nneeded; i++)
+      printf(" %s", d->needed[i]);
+    printf("\n%sneeds symbols (%zu):", indent, d->nundef);
+    for (size_t i = 0; i < d->nundef; i++)
+      printf("%s %s", i ? "," : "", d->undef[i]);
+    putchar('\n');
+  }
+  text_notes(indent, &d->notes);
+}
+
+void dump_print_text(const struct dump_report *r) {
+  printf("%s: %s", r->file, r->kind);
+  if (r->is_elf)
+    printf(" (ELF64 %s, %s)", dump_machine_name(r->machine),
+           dump_type_name(r->type));
+  putchar('\n');
+  if (r->entries_section)
+    printf("omp_offloading_entries: 0x%016lx..0x%016lx (%lu entries)\n",
+           P(r->sec_begin), P(r->sec_end),
+           P((r->sec_end - r->sec_begin) / sizeof(__tgt_offload_entry)));
+  for (size_t k = 0; k < r->ndescs; k++) {
+    const struct dump_desc *d = &r->descs[k];
+    printf("descriptor %zu at 0x%016lx (found by %s): %d image(s) at "
+           "0x%016lx, host entries 0x%016lx..0x%016lx\n",
+           k, P(d->addr), d->how, d->num_images, P(d->images_addr),
+           P(d->host_begin), P(d->host_end));
+    printf("  host entries (%zu):\n", d->nhost);
+    text_entries("    ", d->host, d->nhost, 0);
+    for (size_t i = 0; i < d->nimages; i++) {
+      const struct dump_image *im = &d->images[i];
+      printf("  image %zu: arch %s, %lu bytes at 0x%016lx..0x%016lx\n", i,
+             im->arch ? im->arch
+                      : im->has_info ? "(none given)" : "(no image info)",
+             P(im->end - im->start), P(im->start), P(im->end));
+      text_dev("    ", &im->dev);
+    }
+  }
+  if (r->has_bare)
+    text_dev("", &r->bare);
+  text_notes("", &r->notes);
+}
+
+/* ------------------------------------------------------------------ JSON */
+
+static void jstr(const char *s) {
+  if (!s) {
+    fputs("null", stdout);
+    return;
+  }
+  putchar('"');
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (*p == '"' || *p == '\\')
+      printf("\\%c", *p);
+    else if (*p < 0x20 || *p >= 0x7f)
+      printf("\\u%04x", *p);
+    else
+      putchar(*p);
+  }
+  putchar('"');
+}
+
+static void jaddr(uint64_t a) { printf("\"0x%016lx\"", P(a)); }
+
+static void jstrings(char *const *v, size_t n) {
+  putchar('[');
+  for (size_t i = 0; i < n; i++) {
+    if (i)
+      putchar(',');
+    jstr(v[i]);
+  }
+  putchar(']');
+}
+
+static void jentries(const struct dump_entry *e, size_t n, int device) {
+  char fw[64];
+  putchar('[');
+  for (size_t i = 0; i < n; i++) {
+    printf("%s{\"index\":%zu,\"name\":", i ? "," : "", i);
+    jstr(e[i].name);
+    printf(",\"kind\":");
+    jstr(dump_entry_kind(&e[i]));
+    printf(",\"flags\":%d,\"flag_words\":", e[i].flags);
+    jstr(flag_words(e[i].flags, fw, sizeof(fw)));
+    printf(",\"size\":%lu,\"addr\":", P(e[i].size));
+    jaddr(e[i].addr);
+    printf(",\"symbol\":");
+    jstr(e[i].symbol);
+    printf(",\"import\":");
+    jstr(e[i].import);
+    if (device && e[i].exported >= 0)
+      printf(",\"exported\":%s", e[i].exported ? "true" : "false");
+    putchar('}');
+  }
+  putchar(']');
+}
+
+static void jdev(const struct dump_devimage *d) {
+  printf("{\"is_elf\":%s", d->is_elf ? "true" : "false");
+  if (d->is_elf) {
+    printf(",\"class\":%d,\"machine\":%u,\"machine_name\":", d->elf_class,
+           d->machine);
+    jstr(dump_machine_name(d->machine));
+    printf(",\"type\":");
+    jstr(dump_type_name(d->type));
+  }
+  printf(",\"has_entries_section\":%s,\"entries_skipped\":",
+         d->has_entries ? "true" : "false");
+  jstr(d->skipped);
+  printf(",\"entries\":");
+  jentries(d->entries, d->nentries, 1);
+  printf(",\"needed\":");
+  jstrings(d->needed, d->nneeded);
+  printf(",\"undefined\":");
+  jstrings(d->undef, d->nundef);
+  printf(",\"notes\":");
+  jstrings(d->notes.msgs, d->notes.n);
+  putchar('}');
+}
+
+void dump_print_json(const struct dump_report *r) {
+  printf("{\"file\":");
+  jstr(r->file);
+  printf(",\"kind\":");
+  jstr(r->kind);
+  if (r->is_elf) {
+    printf(",\"machine\":%u,\"type\":", r->machine);
+    jstr(dump_type_name(r->type));
+  }
+  if (r->entries_section) {
+    printf(",\"entries_section\":{\"begin\":");
+    jaddr(r->sec_begin);
+    printf(",\"end\":");
+    jaddr(r->sec_end);
+    putchar('}');
+  }
+  printf(",\"descriptors\":[");
+  for (size_t k = 0; k < r->ndescs; k++) {
+    const struct dump_desc *d = &r->descs[k];
+    printf("%s{\"addr\":", k ? "," : "");
+    jaddr(d->addr);
+    printf(",\"found_by\":");
+    jstr(d->how);
+    printf(",\"num_images\":%d,\"images_addr\":", d->num_images);
+    jaddr(d->images_addr);
+    printf(",\"host_entries_begin\":");
+    jaddr(d->host_begin);
+    printf(",\"host_entries_end\":");
+    jaddr(d->host_end);
+    printf(",\"host_entries\":");
+    jentries(d->host, d->nhost, 0);
+    printf(",\"images\":[");
+    for (size_t i = 0; i < d->nimages; i++) {
+      const struct dump_image *im = &d->images[i];
+      printf("%s{\"index\":%zu,\"arch\":", i ? "," : "", i);
+      jstr(im->arch);
+      printf(",\"has_image_info\":%s,\"start\":",
+             im->has_info ? "true" : "false");
+      jaddr(im->start);
+      printf(",\"size\":%lu,\"image\":", P(im->end - im->start));
+      jdev(&im->dev);
+      putchar('}');
+    }
+    printf("]}");
+  }
+  putchar(']');
+  if (r->has_bare) {
+    printf(",\"device_image\":");
+    jdev(&r->bare);
+  }
+  printf(",\"notes\":");
+  jstrings(r->notes.msgs, r->notes.n);
+  printf("}\n");
+}
