@@ -1,1 +1,22 @@
-# (filled by its component)
+# libomptarget.rtl.cuda.so: the optional CUDA driver API plugin, built when
+# configure finds cuda.h (BUILD_CUDA).  It dlopens libcuda.so.1 at run time:
+# cuda.h is used for types only and nothing links against libcuda.
+# Its test double (tests/fake-cuda) and tests are listed in
+# tests/fake-cuda/local.mk.
+EXTRA_DIST += src/plugins/cuda/plugin.map src/plugins/cuda/README.md \
+	tests/gpu/run-cuda.sh
+if BUILD_CUDA
+pkglib_LTLIBRARIES += libomptarget.rtl.cuda.la
+libomptarget_rtl_cuda_la_SOURCES = src/plugins/cuda/cuda_rtl.h \
+	src/plugins/cuda/driver.c src/plugins/cuda/device.c \
+	src/plugins/cuda/memory.c src/plugins/cuda/module.c \
+	src/plugins/cuda/launch.c src/plugins/cuda/events.c \
+	src/plugins/cuda/errors.c
+libomptarget_rtl_cuda_la_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)
+libomptarget_rtl_cuda_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
+libomptarget_rtl_cuda_la_LIBADD = src/common/libompemu_common.la $(PTHREAD_LIBS) $(LIBS)
+libomptarget_rtl_cuda_la_LDFLAGS = -module -avoid-version -shared \
+	-Wl,--version-script=$(top_srcdir)/src/plugins/cuda/plugin.map -Wl,-z,defs
+EXTRA_libomptarget_rtl_cuda_la_DEPENDENCIES = $(top_srcdir)/src/plugins/cuda/plugin.map
+include tests/fake-cuda/local.mk
+endif

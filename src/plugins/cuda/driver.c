@@ -1,0 +1,123 @@
+/* Loading the CUDA driver at run time: dlopen("libcuda.so.1"), the function
+ * table by plain dlsym (the _v2 names come from cuda.h's own macros), cuInit
+ * and the device list.  No driver, a missing function or a failing cuInit
+ * all give 0 devices and one trace note, never a crash. */
+#include "config.h"
+#include "cuda_rtl.h"
+
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct cu_driver cu;
+
+static pthread_once_t cu_load_once = PTHREAD_ONCE_INIT;
+static int cu_ndevices;             /* written once under cu_load_once */
+static struct cu_device *cu_devices;
+
+#define CU_XSTR(x) CU_STR(x)
+#define CU_STR(x) #x
+
+/* Resolve every CU_DRIVER_FUNCS name in HANDLE into `cu`; the first
+ * missing name is returned in *MISSING. */
+static int cu_resolve(void *handle, const char **missing) {
+#define CU_SYM(fn)                                                             \
+  if (!(cu.fn = (__typeof__(cu.fn))dlsym(handle, CU_XSTR(fn)))) {              \
+    *missing = CU_XSTR(fn);                                                    \
+    return -1;                                                                 \
+  }
+  CU_DRIVER_FUNCS(CU_SYM)
+#undef CU_SYM
+  return 0;
+}
+
+/* Query what launch geometry and is_valid_binary need about device D. */
+static void cu_query(struct cu_device *d, int32_t id) {
+  static const struct {
+    CUdevice_attribute a;
+    size_t off;
+  } attrs[] = {
+      {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, offsetof(struct cu_device, cc_major)},
+      {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, offsetof(struct cu_device, cc_minor)},
+      {CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, offsetof(struct cu_device, num_sms)},
+      {CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, offsetof(struct cu_device, max_threads)},
+      {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, offsetof(struct cu_device, max_grid_x)},
+      {CU_DEVICE_ATTRIBUTE_WARP_SIZE, offsetof(struct cu_device, warp_size)},
+  };
+  for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++) {
+    int *v = (int *)((char *)d + attrs[i].off);
+    CUresult r = cu.cuDeviceGetAttribute(v, attrs[i].a, d->dev);
+    if (r != CUDA_SUCCESS) {
+      cu_check(r, "cuDeviceGetAttribute", id, "attribute %d", (int)attrs[i].a);
+      *v = 0;
+    }
+  }
+  if (cu.cuDeviceGetName(d->name, (int)sizeof d->name, d->dev) != CUDA_SUCCESS)
+    strcpy(d->name, "?");
+}
+
+static void cu_load(void) {
+  void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    ompemu_trace(1, CU_WHO, "no CUDA driver (dlopen libcuda.so.1: %s): 0 devices",
+                 dlerror());
+    return;
+  }
+  const char *missing = NULL;
+  if (cu_resolve(h, &missing) != 0) {
+    ompemu_trace(1, CU_WHO,
+                 "libcuda.so.1 lacks %s (driver too old?): 0 devices", missing);
+    dlclose(h);
+    memset(&cu, 0, sizeof cu);
+    return;
+  }
+  cu.handle = h;
+  CUresult r = cu.cuInit(0);
+  if (r != CUDA_SUCCESS) {
+    ompemu_trace(1, CU_WHO, "cuInit failed: %s (%s): 0 devices",
+                 cu_err_name(r), cu_err_string(r));
+    return;
+  }
+  if (cu.cuDriverGetVersion(&cu.version) != CUDA_SUCCESS)
+    cu.version = 0;
+  int n = 0;
+  r = cu.cuDeviceGetCount(&n);
+  if (r != CUDA_SUCCESS || n <= 0) {
+    ompemu_trace(1, CU_WHO, "driver %d.%d has no devices (cuDeviceGetCount: %s)",
+                 cu.version / 1000, cu.version % 1000 / 10, cu_err_name(r));
+    return;
+  }
+  struct cu_device *devs = calloc((size_t)n, sizeof *devs);
+  if (!devs) {
+    ompemu_error(CU_WHO, "out of host memory for %d device records", n);
+    return;
+  }
+  for (int i = 0; i < n; i++) {
+    pthread_mutex_init(&devs[i].lock, NULL);
+    r = cu.cuDeviceGet(&devs[i].dev, i);
+    if (cu_check(r, "cuDeviceGet", i, "ordinal %d", i) != 0) {
+      n = i; /* keep the devices that answered */
+      break;
+    }
+    cu_query(&devs[i], i);
+    ompemu_trace(1, CU_WHO, "device %d: %s, sm_%d%d, %d SMs", i, devs[i].name,
+                 devs[i].cc_major, devs[i].cc_minor, devs[i].num_sms);
+  }
+  cu_devices = devs;
+  cu_ndevices = n;
+  ompemu_trace(1, CU_WHO, "driver %d.%d: %d device(s)", cu.version / 1000,
+               cu.version % 1000 / 10, n);
+}
+
+int cu_ready(void) {
+  pthread_once(&cu_load_once, cu_load);
+  return cu_ndevices;
+}
+
+int cu_num_devices(void) { return cu_ready(); }
+
+struct cu_device *cu_dev(int32_t id) {
+  if (id < 0 || id >= cu_ready())
+    return NULL;
+  return &cu_devices[id];
+}

@@ -1,0 +1,246 @@
+/* Device memory and copies: data_alloc by kind (cuMemAlloc for DEVICE and
+ * DEFAULT, cuMemAllocHost for HOST, cuMemAllocManaged for SHARED),
+ * data_delete, synchronous and stream-ordered copies, and device-to-device
+ * exchange (cuMemcpyPeer between devices that can access each other). */
+#include "config.h"
+#include "cuda_rtl.h"
+
+#include <stdlib.h>
+
+static const char *kind_name(int32_t kind) {
+  switch (kind) {
+  case TARGET_ALLOC_DEVICE: return "device";
+  case TARGET_ALLOC_HOST: return "host";
+  case TARGET_ALLOC_SHARED: return "shared";
+  case TARGET_ALLOC_DEFAULT: return "default";
+  }
+  return "unknown";
+}
+
+CU_EXPORT void *__tgt_rtl_data_alloc(int32_t id, int64_t size, void *hst,
+                                     int32_t kind) {
+  struct cu_device *d = cu_enter(id, "data_alloc");
+  if (!d)
+    return NULL;
+  if (size <= 0)
+    return NULL;
+  CUdeviceptr p = 0;
+  void *hp = NULL;
+  CUresult r;
+  switch (kind) {
+  case TARGET_ALLOC_DEVICE:
+  case TARGET_ALLOC_DEFAULT:
+    r = cu.cuMemAlloc(&p, (size_t)size);
+    if (cu_check(r, "cuMemAlloc", id, "%ld bytes (%s) for host 0x%016lx",
+                 (long)size, kind_name(kind), OMPEMU_P(hst)))
+      return NULL;
+    break;
+  case TARGET_ALLOC_SHARED:
+    r = cu.cuMemAllocManaged(&p, (size_t)size, CU_MEM_ATTACH_GLOBAL);
+    if (cu_check(r, "cuMemAllocManaged", id, "%ld bytes (shared)", (long)size))
+      return NULL;
+    break;
+  case TARGET_ALLOC_HOST: {
+    struct cu_host_alloc *rec = malloc(sizeof *rec);
+    if (!rec)
+      return NULL;
+    r = cu.cuMemAllocHost(&hp, (size_t)size);
+    if (cu_check(r, "cuMemAllocHost", id, "%ld bytes (host)", (long)size)) {
+      free(rec);
+      return NULL;
+    }
+    rec->ptr = hp;
+    pthread_mutex_lock(&d->lock);
+    rec->next = d->host_allocs;
+    d->host_allocs = rec;
+    pthread_mutex_unlock(&d->lock);
+    p = (CUdeviceptr)(uintptr_t)hp;
+    break;
+  }
+  default:
+    ompemu_error(CU_WHO, "data_alloc on device %d: unknown allocation kind %d "
+                         "for %ld bytes", (int)id, (int)kind, (long)size);
+    return NULL;
+  }
+  ompemu_trace(3, CU_WHO, "device %d: alloc %ld bytes (%s) -> " OMPEMU_PTR,
+               (int)id, (long)size, kind_name(kind), (unsigned long)p);
+  return (void *)(uintptr_t)p;
+}
+
+/* Remove PTR from D's pinned host allocations; 1 if it was one. */
+static int take_host_alloc(struct cu_device *d, void *ptr) {
+  int found = 0;
+  pthread_mutex_lock(&d->lock);
+  for (struct cu_host_alloc **pp = &d->host_allocs; *pp; pp = &(*pp)->next) {
+    if ((*pp)->ptr == ptr) {
+      struct cu_host_alloc *dead = *pp;
+      *pp = dead->next;
+      free(dead);
+      found = 1;
+      break;
+    }
+  }
+  pthread_mutex_unlock(&d->lock);
+  return found;
+}
+
+CU_EXPORT int32_t __tgt_rtl_data_delete(int32_t id, void *tgt) {
+  struct cu_device *d = cu_enter(id, "data_delete");
+  if (!d)
+    return OFFLOAD_FAIL;
+  if (!tgt)
+    return OFFLOAD_SUCCESS;
+  if (take_host_alloc(d, tgt))
+    return cu_check(cu.cuMemFreeHost(tgt), "cuMemFreeHost", id,
+                    "host allocation 0x%016lx", OMPEMU_P(tgt))
+               ? OFFLOAD_FAIL : OFFLOAD_SUCCESS;
+  return cu_check(cu.cuMemFree((CUdeviceptr)(uintptr_t)tgt), "cuMemFree", id,
+                  "device allocation 0x%016lx", OMPEMU_P(tgt))
+             ? OFFLOAD_FAIL : OFFLOAD_SUCCESS;
+}
+
+CU_EXPORT int32_t __tgt_rtl_data_submit(int32_t id, void *tgt, void *hst,
+                                        int64_t size) {
+  struct cu_device *d = cu_enter(id, "data_submit");
+  if (!d)
+    return OFFLOAD_FAIL;
+  if (size <= 0)
+    return OFFLOAD_SUCCESS;
+  CUresult r = cu.cuMemcpyHtoD((CUdeviceptr)(uintptr_t)tgt, hst, (size_t)size);
+  return cu_check(r, "cuMemcpyHtoD", id,
+                  "host [0x%016lx..0x%016lx) to device [0x%016lx..0x%016lx)",
+                  OMPEMU_P(hst), OMPEMU_P((char *)hst + size), OMPEMU_P(tgt),
+                  OMPEMU_P((char *)tgt + size)) ? OFFLOAD_FAIL : OFFLOAD_SUCCESS;
+}
+
+CU_EXPORT int32_t __tgt_rtl_data_retrieve(int32_t id, void *hst, void *tgt,
+                                          int64_t size) {
+  struct cu_device *d = cu_enter(id, "data_retrieve");
+  if (!d)
+    return OFFLOAD_FAIL;
+  if (size <= 0)
+    return OFFLOAD_SUCCESS;
+  CUresult r = cu.cuMemcpyDtoH(hst, (CUdeviceptr)(uintptr_t)tgt, (size_t)size);
+  return cu_check(r, "cuMemcpyDtoH", id,
+                  "device [0x%016lx..0x%016lx) to host [0x%016lx..0x%016lx)",
+                  OMPEMU_P(tgt), OMPEMU_P((char *)tgt + size), OMPEMU_P(hst),
+                  OMPEMU_P((char *)hst + size)) ? OFFLOAD_FAIL : OFFLOAD_SUCCESS;
+}
+
+CU_EXPORT int32_t __tgt_rtl_data_submit_async(int32_t id, void *tgt, void *hst,
+                                              int64_t size,
+                                              __tgt_async_info *ai) {
+  if (!ai)
+    return __tgt_rtl_data_submit(id, tgt, hst, size);
+  struct cu_device *d = cu_enter(id, "data_submit_async");
+  if (!d)
+    return OFFLOAD_FAIL;
+  if (size <= 0)
+    return OFFLOAD_SUCCESS;
+  CUstream s = cu_queue(d, id, ai);
+  if (!s)
+    return OFFLOAD_FAIL;
+  CUresult r = cu.cuMemcpyHtoDAsync((CUdeviceptr)(uintptr_t)tgt, hst,
+                                    (size_t)size, s);
+  return cu_check(r, "cuMemcpyHtoDAsync", id,
+                  "host [0x%016lx..0x%016lx) to device [0x%016lx..0x%016lx) "
+                  "on stream 0x%016lx", OMPEMU_P(hst),
+                  OMPEMU_P((char *)hst + size), OMPEMU_P(tgt),
+                  OMPEMU_P((char *)tgt + size), OMPEMU_P(s))
+             ? OFFLOAD_FAIL : OFFLOAD_SUCCESS;
+}
+
+CU_EXPORT int32_t __tgt_rtl_data_retrieve_async(int32_t id, void *hst,
+                                                void *tgt, int64_t size,
+                                                __tgt_async_info *ai) {
+  if (!ai)
+    return __tgt_rtl_data_retrieve(id, hst, tgt, size);
+  struct cu_device *d = cu_enter(id, "data_retrieve_async");
+  if (!d)
+    return OFFLOAD_FAIL;
+  if (size <= 0)
+    return OFFLOAD_SUCCESS;
+  CUstream s = cu_queue(d, id, ai);
+  if (!s)
+    return OFFLOAD_FAIL;
+  CUresult r = cu.cuMemcpyDtoHAsync(hst, (CUdeviceptr)(uintptr_t)tgt,
+                                    (size_t)size, s);
+  return cu_check(r, "cuMemcpyDtoHAsync", id,
+                  "device [0x%016lx..0x%016lx) to host [0x%016lx..0x%016lx) "
+                  "on stream 0x%016lx", OMPEMU_P(tgt),
+                  OMPEMU_P((char *)tgt + size), OMPEMU_P(hst),
+                  OMPEMU_P((char *)hst + size), OMPEMU_P(s))
+             ? OFFLOAD_FAIL : OFFLOAD_SUCCESS;
+}
+
+CU_EXPORT int32_t __tgt_rtl_is_data_exchangable(int32_t src, int32_t dst) {
+  struct cu_device *s = cu_dev(src), *t = cu_dev(dst);
+  if (!s || !t)
+    return 0;
+  if (src == dst)
+    return 1;
+  int can = 0;
+  CUresult r = cu.cuDeviceCanAccessPeer(&can, t->dev, s->dev);
+  if (cu_check(r, "cuDeviceCanAccessPeer", dst, "peer device %d", (int)src))
+    return 0;
+  return can != 0;
+}
+
+/* Copy SIZE bytes from SRC on device SRC_ID to DST on DST_ID, on stream
+ * STREAM (NULL: synchronously). */
+static int32_t exchange(int32_t src_id, void *src, int32_t dst_id, void *dst,
+                        int64_t size, __tgt_async_info *ai) {
+  struct cu_device *sd = cu_enter(src_id, "data_exchange");
+  if (!sd)
+    return OFFLOAD_FAIL;
+  struct cu_device *dd = cu_enter(dst_id, "data_exchange");
+  if (!dd)
+    return OFFLOAD_FAIL;
+  if (size <= 0)
+    return OFFLOAD_SUCCESS;
+  CUdeviceptr s = (CUdeviceptr)(uintptr_t)src, t = (CUdeviceptr)(uintptr_t)dst;
+  CUstream q = ai ? cu_queue(dd, dst_id, ai) : NULL;
+  if (ai && !q)
+    return OFFLOAD_FAIL;
+  CUresult r;
+  const char *call;
+  if (src_id == dst_id) {
+    call = ai ? "cuMemcpyDtoDAsync" : "cuMemcpyDtoD";
+    r = ai ? cu.cuMemcpyDtoDAsync(t, s, (size_t)size, q)
+           : cu.cuMemcpyDtoD(t, s, (size_t)size);
+  } else {
+    if (!__tgt_rtl_is_data_exchangable(src_id, dst_id)) {
+      ompemu_error(CU_WHO, "data_exchange: device %d cannot access device %d "
+                           "(cuDeviceCanAccessPeer), copy [0x%016lx..0x%016lx) "
+                           "refused", (int)dst_id, (int)src_id,
+                   OMPEMU_P(src), OMPEMU_P((char *)src + size));
+      return OFFLOAD_FAIL;
+    }
+    r = cu.cuCtxEnablePeerAccess(sd->ctx, 0);
+    if (r != CUDA_SUCCESS && r != CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED &&
+        cu_check(r, "cuCtxEnablePeerAccess", dst_id, "peer device %d",
+                 (int)src_id))
+      return OFFLOAD_FAIL;
+    call = ai ? "cuMemcpyPeerAsync" : "cuMemcpyPeer";
+    r = ai ? cu.cuMemcpyPeerAsync(t, dd->ctx, s, sd->ctx, (size_t)size, q)
+           : cu.cuMemcpyPeer(t, dd->ctx, s, sd->ctx, (size_t)size);
+  }
+  return cu_check(r, call, dst_id,
+                  "device %d [0x%016lx..0x%016lx) to device %d "
+                  "[0x%016lx..0x%016lx)", (int)src_id, OMPEMU_P(src),
+                  OMPEMU_P((char *)src + size), (int)dst_id, OMPEMU_P(dst),
+                  OMPEMU_P((char *)dst + size)) ? OFFLOAD_FAIL : OFFLOAD_SUCCESS;
+}
+
+CU_EXPORT int32_t __tgt_rtl_data_exchange(int32_t src_id, void *src,
+                                          int32_t dst_id, void *dst,
+                                          int64_t size) {
+  return exchange(src_id, src, dst_id, dst, size, NULL);
+}
+
+CU_EXPORT int32_t __tgt_rtl_data_exchange_async(int32_t src_id, void *src,
+                                                int32_t dst_id, void *dst,
+                                                int64_t size,
+                                                __tgt_async_info *ai) {
+  return exchange(src_id, src, dst_id, dst, size, ai);
+}

@@ -1,0 +1,44 @@
+/* Device code for the cuda plugin's unit tests: a host shared object the
+ * tests patch into an EM_CUDA image for the driver test double.  Kernels
+ * take every argument as a pointer-sized value, as clang's kernels do. */
+#include <stdint.h>
+
+extern void *__kmpc_target_translate_fptr(void *);
+
+int dev_counter = 5;
+double dev_array[16];
+int *dev_link_decl_tgt_ref_ptr; /* a `declare target link` pointer */
+
+/* The seed's device globals (weak, as the FE would emit them). */
+__attribute__((weak)) struct { int64_t h, t; } *__omp_offloading_fptr_map_p;
+__attribute__((weak)) uint64_t __omp_offloading_fptr_map_size;
+
+void k_store(int *out, intptr_t v) { *out = (int)v; }
+
+void k_sum(long *out, const int *in, intptr_t n) {
+  long s = 0;
+  for (intptr_t i = 0; i < n; i++)
+    s += in[i];
+  *out = s;
+}
+
+void k_read_counter(int *out) { *out = dev_counter; }
+
+void k_bump_counter(void) { dev_counter += 100; }
+
+int dev_twice(int x) { return 2 * x; }
+
+void k_call_fptr(int *out, void *fp, intptr_t x) {
+  int (*f)(int) = (int (*)(int))__kmpc_target_translate_fptr(fp);
+  *out = f(x);
+}
+
+void k_fptr_globals(int64_t *out) {
+  out[0] = (int64_t)(intptr_t)__omp_offloading_fptr_map_p;
+  out[1] = (int64_t)__omp_offloading_fptr_map_size;
+}
+
+void k_many(long *out, intptr_t a, intptr_t b, intptr_t c, intptr_t d,
+            intptr_t e, intptr_t f, intptr_t g, intptr_t h) {
+  *out = a + 2 * b + 3 * c + 4 * d + 5 * e + 6 * f + 7 * g + 8 * h;
+}
