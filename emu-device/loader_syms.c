@@ -19,8 +19,19 @@ static int add_sym(struct emu_image *img, const Elf64_Sym *s, const char *name,
   if (!img_has(img, s->st_value, len) ||
       !img_pages_have(img, s->st_value, len, PROT_READ))
     return 0; /* e.g. _end; never hand out an unreadable address */
-  if (symtab_add(&img->syms, name, strlen(name),
-                 (uintptr_t)img_ptr(img, s->st_value), s->st_size) < 0)
+  uintptr_t addr = (uintptr_t)img_ptr(img, s->st_value);
+  /* An ifunc's name stands for the function its resolver picks, as dlsym
+   * has it. */
+  if (type == STT_GNU_IFUNC) {
+    if (!img_is_code(img, addr))
+      return 0;
+#ifdef EMU_LOADER_FUZZING
+    return 0;
+#else
+    addr = (uintptr_t)((void *(*)(void))addr)();
+#endif
+  }
+  if (symtab_add(&img->syms, name, strlen(name), addr, s->st_size) < 0)
     return why_fail(img->why, EMU_WHY, "out of memory adding %s symbol %zu",
                     what, idx);
   return 0;

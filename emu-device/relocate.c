@@ -8,6 +8,7 @@
 #include "devicertl.h"
 #include "loader_internal.h"
 #include "reloc.h"
+#include "trace.h"
 
 #include <dlfcn.h>
 #include <limits.h>
@@ -34,8 +35,10 @@ static int open_needed(struct emu_image *img) {
     void *h = dlopen(name, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL);
 #ifndef EMU_LOADER_FUZZING
     /* The fuzzer never loads new libraries: their constructors would run. */
+    /* NODELETE: a runtime such as libomp keeps threads alive after the
+     * image is gone. */
     if (!h)
-      h = dlopen(name, RTLD_NOW | RTLD_GLOBAL);
+      h = dlopen(name, RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE);
     for (const char *p = rpath; !h && p && *p && !strchr(name, '/');) {
       const char *e = strchr(p, ':');
       size_t n = e ? (size_t)(e - p) : strlen(p);
@@ -43,7 +46,7 @@ static int open_needed(struct emu_image *img) {
       if (n && !memchr(p, '$', n) &&
           snprintf(path, sizeof path, "%.*s/%s", (int)n, p, name) <
               (int)sizeof path)
-        h = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+        h = dlopen(path, RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE);
       p = e ? e + 1 : NULL;
     }
 #else
@@ -56,6 +59,8 @@ static int open_needed(struct emu_image *img) {
                       "%s",
                       name, rpath ? rpath : "", err ? err : "not loaded");
     }
+    ompemu_trace(2, "emu", "image %s: needed library %s at handle " OMPEMU_PTR,
+                 img->label, name, OMPEMU_P(h));
     img->handles[img->nhandles++] = h;
   }
   return 0;

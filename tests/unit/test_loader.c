@@ -2,6 +2,7 @@
  * images built with $CC -shared during the test are loaded into a real code
  * arena, called, and checked; corrupted copies of them must be rejected
  * with a message and without a crash. */
+#define _GNU_SOURCE /* memmem */
 #include "config.h"
 #include "arena.h"
 #include "devicertl.h"
@@ -273,6 +274,8 @@ static void test_load_and_call(void **state) {
   /* IRELATIVE and a JUMP_SLOT to an ifunc. */
   assert_int_equal(SYM(img, int (*)(void), "call_ifn_hidden")(), 77);
   assert_int_equal(SYM(img, int (*)(void), "call_ifn_pub")(), 88);
+  /* An ifunc by name is the function its resolver picked. */
+  assert_int_equal(SYM(img, int (*)(void), "ifn_pub")(), 88);
 
   /* Page protections: code RX, RELRO read-only, data RW. */
   char perms[5];
@@ -530,6 +533,15 @@ static void test_bad_entries(void **state) {
   free(m.d);
 }
 
+static void test_missing_library(void **state) {
+  struct mut m = mut_new(&good);
+  unsigned char *p = memmem(m.d, m.size, "libm.so.6", 10);
+  assert_non_null(p);
+  memcpy(p, "libq.so.6", 10);
+  expect_reject(m.d, m.size, "needed library 'libq.so.6' cannot be opened");
+  free(m.d);
+}
+
 static void test_tls_undefined(void **state) {
   expect_reject(tls.data, tls.size,
                 "thread-local storage (PT_TLS) is not supported");
@@ -550,6 +562,7 @@ int main(void) {
       cmocka_unit_test(test_bad_segments),
       cmocka_unit_test(test_bad_relocations),
       cmocka_unit_test(test_bad_entries),
+      cmocka_unit_test(test_missing_library),
       cmocka_unit_test(test_tls_undefined),
   };
   return cmocka_run_group_tests_name("loader", tests, setup, teardown);
