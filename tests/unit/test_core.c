@@ -63,6 +63,8 @@ void rt_fatal(int code, const char *fmt, ...) {
 
 /* ---- fixtures ---- */
 static char builddir[2048];
+static char emu_copy[2400]; /* the fake plugin copied as libomptarget.rtl.emu.so */
+static char emu_dir[] = "/tmp/ompemu-test-core-emu-XXXXXX";
 static char trace_path[] = "/tmp/ompemu-test-core-XXXXXX";
 static struct fake_log *flog;
 
@@ -144,17 +146,21 @@ static void plugin_path(char *out, size_t n, const char *name) {
 
 /* ---- tests ---- */
 static void test_plugin_selection(void **state) {
-  char a[2400], b[2400], c[2400], list[8000];
+  char a[2400], b[2400], c[2400], list[10000];
   plugin_path(a, sizeof a, "fakemissing");
   plugin_path(b, sizeof b, "fakezero");
   plugin_path(c, sizeof c, "fake");
-  snprintf(list, sizeof list, "%s,%s,nosuchplugin,%s", a, b, c);
+  snprintf(list, sizeof list, "%s,%s,nosuchplugin,%s,%s", a, b, c, emu_copy);
   setenv("OMPEMU_PLUGINS", list, 1);
   __tgt_register_lib(&descA);
   assert_non_null(rt_state.plugins);
   assert_string_equal(rt_state.plugins->name, "fake");
-  assert_null(rt_state.plugins->next);
+  assert_non_null(rt_state.plugins->next);
+  assert_string_equal(rt_state.plugins->next->name, "emu");
+  assert_null(rt_state.plugins->next->next);
+  /* Only the plugin that claimed an image has device ids. */
   assert_int_equal(rt_state.num_devices, FAKE_NUM_DEVICES);
+  assert_int_equal(rt_state.plugins->next->first_id, -1);
   assert_int_equal(rt_state.plugins->first_id, 0);
   void *h = dlopen(c, RTLD_NOW | RTLD_NOLOAD);
   assert_non_null(h);
@@ -349,12 +355,60 @@ static void test_kinds_and_image_info(void **state) {
   __tgt_unregister_lib(&descE);
 }
 
+/* Three images of one library: sm_70 and gfx906 are never offered to the
+ * host-kind plugin "emu"; the fake plugin (unknown kind) takes the first
+ * image it accepts, "emu" the x86-64 one, and gets device ids after the
+ * fake plugin's. */
+static char kF;
+static __tgt_offload_entry hostF[] = {{&kF, "kF", 0, 0, 0}};
+static struct fake_image imgF = {
+    FAKE_MAGIC, {{0}}, 1, {{(void *)0x7000, "kF", 0, 0, 0}}};
+static __tgt_device_image imagesF[] = {{&imgF, &imgF + 1, hostF, hostF + 1},
+                                       {&imgF, &imgF + 1, hostF, hostF + 1},
+                                       {&imgF, &imgF + 1, hostF, hostF + 1}};
+static __tgt_bin_desc descF = {3, imagesF, hostF, hostF + 1};
+
+static void test_arch_selection(void **state) {
+  static char *arch[] = {"sm_70", "gfx906", "x86-64"};
+  for (int i = 0; i < 3; i++) {
+    __tgt_image_info info = {1, i, 3, arch[i], NULL};
+    __tgt_register_image_info(&info);
+  }
+  __tgt_register_lib(&descF);
+  struct rt_lib *l = rt_state.libs;
+  while (l->next)
+    l = l->next;
+  assert_ptr_equal(l->desc, &descF);
+  assert_string_equal(l->images[0].arch, "sm_70");
+  assert_string_equal(l->images[0].plugin->name, "fake");
+  assert_null(l->images[1].plugin);
+  assert_non_null(l->images[2].plugin);
+  assert_string_equal(l->images[2].plugin->name, "emu");
+  assert_int_equal(l->images[2].plugin->first_id, FAKE_NUM_DEVICES);
+  assert_int_equal(rt_state.num_devices, 2 * FAKE_NUM_DEVICES);
+  char *t = slurp(trace_path);
+  assert_non_null(strstr(t, "image 1 (arch gfx906) is for amd devices: not offered to plugin emu"));
+  free(t);
+  struct rt_device *d = rt_device_get(FAKE_NUM_DEVICES);
+  assert_int_equal(rt_device_prepare(d), 0);
+  assert_ptr_equal(rt_device_entry(d, &kF, NULL), (void *)0x7000);
+  __tgt_unregister_lib(&descF);
+}
+
 int main(void) {
   const char *b = getenv("OMPEMU_BUILDDIR");
   snprintf(builddir, sizeof builddir, "%s", b ? b : ".");
   int fd = mkstemp(trace_path);
   if (fd >= 0)
     close(fd);
+  if (mkdtemp(emu_dir)) {
+    char src[2400], cmd[5000];
+    snprintf(src, sizeof src, "%s/tests/unit/.libs/libomptarget.rtl.fake.so", builddir);
+    snprintf(emu_copy, sizeof emu_copy, "%s/libomptarget.rtl.emu.so", emu_dir);
+    snprintf(cmd, sizeof cmd, "cp '%s' '%s'", src, emu_copy);
+    if (system(cmd) != 0)
+      fprintf(stderr, "# cannot copy %s\n", src);
+  }
   setenv("OMPEMU_TRACE", "2", 1);
   setenv("OMPEMU_TRACE_FILE", trace_path, 1);
   unsetenv("OMP_TARGET_OFFLOAD");
@@ -371,8 +425,11 @@ int main(void) {
       cmocka_unit_test(test_device_check),
       cmocka_unit_test(test_requires),
       cmocka_unit_test(test_kinds_and_image_info),
+      cmocka_unit_test(test_arch_selection),
   };
   int rc = cmocka_run_group_tests_name("core", tests, NULL, NULL);
   unlink(trace_path);
+  unlink(emu_copy);
+  rmdir(emu_dir);
   return rc;
 }
