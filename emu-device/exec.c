@@ -22,6 +22,7 @@
 #include "trace.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <ffi.h>
 #include <limits.h>
 #include <linux/futex.h>
@@ -121,22 +122,26 @@ static inline void cpu_relax(void) {
 #endif
 }
 
-/* Spin for up to SPIN_NS until *W != V.  1 if it changed. */
+/* Spin for up to SPIN_NS until *W != V.  1 if it changed.  After the
+ * first couple of microseconds the spin yields the CPU between checks, so
+ * on a loaded machine the thread we wait for can run on this core. */
 static int spin_while_eq(_Atomic uint32_t *w, uint32_t v, long spin_ns) {
   if (spin_ns <= 0)
     return atomic_load(w) != v;
-  long end = 0;
+  long start = 0;
   for (unsigned i = 0;; i++) {
     if (atomic_load_explicit(w, memory_order_acquire) != v)
       return 1;
-    cpu_relax();
-    if ((i & 63) == 63) {
-      long t = now_ns();
-      if (!end)
-        end = t + spin_ns;
-      else if (t > end)
-        return 0;
+    if (i < 256) {
+      cpu_relax();
+      continue;
     }
+    long t = now_ns();
+    if (!start)
+      start = t;
+    else if (t - start > spin_ns)
+      return 0;
+    sched_yield();
   }
 }
 
@@ -527,6 +532,23 @@ int exec_sync(struct exec_device *d, struct exec_stream **sp) {
   struct exec_stream *s = *sp;
   if (!s)
     return 0;
+  /* Usually the work is short: watch DONE for a while before queueing a
+   * marker to sleep on. */
+  if (exec_pending(s) && d->opt.spin_ns > 0) {
+    long start = 0;
+    for (unsigned i = 0; exec_pending(s); i++) {
+      if (i < 256) {
+        cpu_relax();
+        continue;
+      }
+      long t = now_ns();
+      if (!start)
+        start = t;
+      else if (t - start > d->opt.spin_ns)
+        break;
+      sched_yield();
+    }
+  }
   if (exec_pending(s)) {
     /* The marker runs after every command of S, so S is idle afterwards.
      * When DONE == ENQ the worker's last access to S is already behind. */
