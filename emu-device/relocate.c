@@ -1,7 +1,7 @@
 /* Relocation of a loaded image: one loop over DT_RELA, DT_RELR and
  * DT_JMPREL with one switch over the neutral kinds of reloc.h, everything
  * bound now.  Undefined symbols resolve against the device runtime first,
- * then the image's DT_NEEDED libraries, then the process's global scope;
+ * then the process's global scope, then the image's DT_NEEDED libraries;
  * symbols the image defines bind to its own definition (a device image is
  * its own world: the host may define the same names). */
 #include "config.h"
@@ -118,14 +118,16 @@ static int resolve(struct emu_image *img, uint64_t idx, size_t relno,
     return why_fail(img->why, EMU_WHY,
                     "relocation %zu: undefined symbol %lu has no name", relno,
                     (unsigned long)idx);
+  /* After the device runtime, the dynamic linker's own order: the global
+   * scope (so interposers such as ASan's or an LD_PRELOAD'ed malloc win, as
+   * they do for the host), then the image's own dependencies. */
   void *p = devicertl_lookup(name);
   if (!p) {
     if (!img->handles_open && open_needed(img) != 0)
       return -1;
+    p = dlsym(RTLD_DEFAULT, name);
     for (size_t i = 0; !p && i < img->nhandles; i++)
       p = dlsym(img->handles[i], name);
-    if (!p)
-      p = dlsym(RTLD_DEFAULT, name);
   }
   if (!p && ELF64_ST_BIND(s.st_info) != STB_WEAK)
     return why_fail(img->why, EMU_WHY,

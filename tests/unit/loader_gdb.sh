@@ -13,7 +13,7 @@ ${CC:-cc} -shared -fPIC -O1 -o "$tmp/good.so" \
   "$OMPEMU_SRCDIR/tests/unit/images/good.c" -lm || { echo "Bail out! cannot build image"; exit 1; }
 try="$OMPEMU_BUILDDIR/tests/unit/loader_try"
 run_gdb() {
-  timeout 120 gdb -nx -batch -ex 'set breakpoint pending on' \
+  ASAN_OPTIONS=detect_leaks=0 timeout 120 gdb -nx -batch -ex 'set breakpoint pending on' \
     -ex "break $1" -ex run -ex bt -ex continue \
     --args "$try" "$tmp/good.so" "$2" >"$tmp/out" 2>&1
 }
