@@ -17,6 +17,8 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +54,72 @@ struct emu_arena {
   struct xarray live, free, quar;
   size_t quar_head; /* quar.v[quar_head..n) are the quarantined blocks */
 };
+
+/* Arenas with a quarantine, for the SIGSEGV handler that names the freed
+ * block a fault hit.  Slots are set and cleared under REG_LOCK; the
+ * handler reads them without it (it runs only when the process faults). */
+#define MAX_QARENAS (2 * EMU_MAX_DEVICES + 16)
+static struct emu_arena *_Atomic qarenas[MAX_QARENAS];
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sigaction old_segv;
+
+/* Name the freed block at the faulting address, then let the previous
+ * handler (by default: the core dump) take the fault again. */
+static void on_segv(int sig, siginfo_t *si, void *uc) {
+  (void)uc;
+  uintptr_t x = (uintptr_t)si->si_addr;
+  for (int k = 0; k < MAX_QARENAS; k++) {
+    struct emu_arena *a = atomic_load(&qarenas[k]);
+    if (!a || x < a->base || x >= a->base + a->capacity)
+      continue;
+    char msg[256];
+    int n = 0;
+    for (size_t i = a->quar_head; i < a->quar.n; i++) {
+      const struct extent *e = &a->quar.v[i];
+      if (x >= e->start && x < e->start + e->len) {
+        n = snprintf(msg, sizeof msg, "emu: error: device %d: access to "
+                     "freed device memory at " OMPEMU_PTR " (%s block ["
+                     OMPEMU_PTR ", " OMPEMU_PTR ") of %zu bytes, freed)\n",
+                     a->dev, OMPEMU_P(x), a->what, OMPEMU_P(e->start),
+                     OMPEMU_P(e->start + e->size), e->size);
+        break;
+      }
+    }
+    if (!n)
+      n = snprintf(msg, sizeof msg, "emu: error: device %d: fault at "
+                   OMPEMU_PTR " in the %s range\n", a->dev, OMPEMU_P(x),
+                   a->what);
+    if (n > 0 && write(2, msg, (size_t)n) < 0)
+      break;
+    break;
+  }
+  sigaction(sig, &old_segv, NULL);
+}
+
+static void quarantine_register(struct emu_arena *a, int on) {
+  pthread_mutex_lock(&reg_lock);
+  for (int k = 0; k < MAX_QARENAS; k++) {
+    if (on && !atomic_load(&qarenas[k])) {
+      atomic_store(&qarenas[k], a);
+      break;
+    }
+    if (!on && atomic_load(&qarenas[k]) == a) {
+      atomic_store(&qarenas[k], NULL);
+      break;
+    }
+  }
+  struct sigaction cur;
+  if (on && sigaction(SIGSEGV, NULL, &cur) == 0 &&
+      !((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_segv)) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_segv;
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, &old_segv);
+  }
+  pthread_mutex_unlock(&reg_lock);
+}
 
 static int xa_insert(struct xarray *xa, size_t at, struct extent e) {
   if (xa->n == xa->cap) {
@@ -146,6 +214,8 @@ struct emu_arena *arena_create(const char *what, int dev, uintptr_t base,
   int q = 0;
   ompemu_env_bool("OMPEMU_QUARANTINE", 0, &q);
   a->quarantine = q;
+  if (q)
+    quarantine_register(a, 1);
   if (xa_insert(&a->free, 0, (struct extent){base, capacity, 0}) != 0) {
     munmap(m, capacity);
     free(a);
@@ -157,6 +227,8 @@ struct emu_arena *arena_create(const char *what, int dev, uintptr_t base,
 void arena_destroy(struct emu_arena *a) {
   if (!a)
     return;
+  if (a->quarantine)
+    quarantine_register(a, 0);
   munmap((void *)a->base, a->capacity);
   pthread_mutex_destroy(&a->lock);
   free(a->live.v);

@@ -14,4 +14,4 @@ libomptarget_rtl_emu_la_LIBADD = src/common/libompemu_common.la $(LIBELF_LIBS) $
 libomptarget_rtl_emu_la_LDFLAGS = -module -avoid-version -shared \
 	-Wl,--version-script=$(top_srcdir)/emu-device/plugin.map -Wl,-z,defs
 EXTRA_libomptarget_rtl_emu_la_DEPENDENCIES = $(top_srcdir)/emu-device/plugin.map
-EXTRA_DIST += emu-device/plugin.map
+EXTRA_DIST += emu-device/plugin.map emu-device/README.md

@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 
 #include "arena.h"
 #include "emu_testutil.h"
@@ -247,6 +248,42 @@ static void test_quarantine(void **state) {
   arena_destroy(a);
 }
 
+/* Without a handler of the test's own, a touch of quarantined memory kills
+ * the process with SIGSEGV after a message naming the freed block. */
+static void test_quarantine_message(void **state) {
+  (void)state;
+  int fds[2];
+  assert_int_equal(pipe(fds), 0);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    signal(SIGSEGV, SIG_DFL);
+    dup2(fds[1], 2);
+    setenv("OMPEMU_QUARANTINE", "1", 1);
+    struct emu_arena *a = arena_create("data", 4, TB(13), 64 * 1024, 256);
+    char *p = arena_alloc(a, 100);
+    arena_free(a, p);
+    p[20] = 1;
+    _exit(0);
+  }
+  close(fds[1]);
+  char buf[512] = "";
+  ssize_t n = 0, r;
+  while ((r = read(fds[0], buf + n, sizeof buf - 1 - (size_t)n)) > 0)
+    n += r;
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  assert_true(WIFSIGNALED(status));
+  assert_int_equal(WTERMSIG(status), SIGSEGV);
+  char want[200];
+  snprintf(want, sizeof want, "device 4: access to freed device memory at "
+           "0x%016lx (data block [0x%016lx, 0x%016lx) of 100 bytes, freed)",
+           (unsigned long)(TB(13) + 20), (unsigned long)TB(13),
+           (unsigned long)(TB(13) + 100));
+  assert_non_null(strstr(buf, want));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fixed_base),
@@ -258,6 +295,7 @@ int main(void) {
       cmocka_unit_test(test_lookups),
       cmocka_unit_test(test_reservation_conflict),
       cmocka_unit_test(test_quarantine),
+      cmocka_unit_test(test_quarantine_message),
   };
   return cmocka_run_group_tests_name("emu arena", tests, NULL, NULL);
 }
