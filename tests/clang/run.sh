@@ -81,7 +81,11 @@ printf '%s\n' $progs | xargs -P "${CLANG_TEST_JOBS:-2}" -n 1 \
 # bare-name dlopen of libomptarget.rtl.x86_64.so finds this link first.
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ompemu-clang.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-ln -s "$LIBS/libomptarget.rtl.emu.so" "$tmp/libomptarget.rtl.x86_64.so"
+emu_plugin=
+for d in "$LIBS" "$OMPEMU_BUILDDIR/emu-device/.libs"; do
+  [ -f "$d/libomptarget.rtl.emu.so" ] && { emu_plugin=$d/libomptarget.rtl.emu.so; break; }
+done
+ln -s "${emu_plugin:-$LIBS/libomptarget.rtl.emu.so}" "$tmp/libomptarget.rtl.x86_64.so"
 
 nmodes=$(echo $MODES | wc -w)
 nprogs=$(echo $progs | wc -w)
@@ -94,7 +98,9 @@ diag() { [ -s "$1" ] && tail -n "${2:-15}" "$1" | sed 's/^/#   /'; return 0; }
 # run_mode MODE PROG OUTBASE: run PROG once; 0 if it did what is expected.
 run_mode() {
   mode=$1 prog=$2 o=$3 f=$4
-  envs=$(directive "$f" RUN-ENV | tr '\n' ' ')
+  # Mandatory offload unless the program says otherwise: a mode whose
+  # plugin failed to load must fail, not pass on the host fallback.
+  envs="OMP_TARGET_OFFLOAD=mandatory $(directive "$f" RUN-ENV | tr '\n' ' ')"
   case $mode in
     emu)
       [ -x "$OMPEMU_BUILDDIR/ompemu-run" ] || { echo "ompemu-run not built" >"$o.err"; return 1; }
