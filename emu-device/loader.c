@@ -360,7 +360,9 @@ int loader_contains(const struct emu_image *img, const void *addr) {
          a - (uintptr_t)img->mem < img->memsize;
 }
 
-uintptr_t loader_base(const struct emu_image *img) { return img->base; }
+uintptr_t loader_base(const struct emu_image *img) {
+  return (uintptr_t)img->mem;
+}
 size_t loader_span(const struct emu_image *img) { return img->memsize; }
 const char *loader_label(const struct emu_image *img) { return img->label; }
 

@@ -33,7 +33,9 @@ void loader_unload(struct emu_image *img);
 void *loader_symbol(const struct emu_image *img, const char *name,
                     size_t *size);
 
-/* 1 if ADDR lies in IMG's mapped span. */
+/* 1 if ADDR lies in IMG's mapped span.  loader_base is where that span
+ * starts (the image's lowest PT_LOAD page; its vaddr 0 for clang and gcc
+ * images) and loader_span its size in bytes. */
 int loader_contains(const struct emu_image *img, const void *addr);
 uintptr_t loader_base(const struct emu_image *img);
 size_t loader_span(const struct emu_image *img);

@@ -26,7 +26,7 @@ tests/fuzz/fuzz_loader: $(addprefix $(top_srcdir)/,$(fuzz_loader_c)) config.h
 	  -I$(top_builddir) -I$(top_srcdir)/include -I$(top_srcdir)/src/common \
 	  -I$(top_srcdir)/emu-device $(LIBELF_CFLAGS) \
 	  $(addprefix $(top_srcdir)/,$(fuzz_loader_c)) -o $@ \
-	  $(LIBELF_LIBS) $(PTHREAD_LIBS) $(LIBS)
+	  $(LIBELF_LIBS) $(PTHREAD_LIBS) $(LIBS) -lm
 fuzz: tests/fuzz/fuzz_loader
 fuzz-run: tests/fuzz/fuzz_loader
 	$(MKDIR_P) tests/fuzz/work

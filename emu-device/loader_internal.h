@@ -44,6 +44,8 @@ struct emu_image {
   void **handles;    /* dlopen'ed DT_NEEDED libraries */
   size_t nhandles;
   int handles_open;
+  uintptr_t *symcache;      /* per dynamic symbol, during relocation only */
+  unsigned char *symstate;  /* 0 unresolved, 1 resolved, 2 own ifunc */
 
   struct emu_symtab syms;
   struct __tgt_offload_entry *entries; /* inside the span */

@@ -55,9 +55,9 @@ static int open_needed(struct emu_image *img) {
     if (!h) {
       const char *err = dlerror();
       return why_fail(img->why, EMU_WHY,
-                      "needed library '%s' cannot be opened (run path '%s'): "
-                      "%s",
-                      name, rpath ? rpath : "", err ? err : "not loaded");
+                      "needed library '%s' cannot be opened%s%s%s: %s", name,
+                      rpath ? " (run path '" : "", rpath ? rpath : "",
+                      rpath ? "')" : "", err ? err : "not loaded");
     }
     ompemu_trace(2, "emu", "image %s: needed library %s at handle " OMPEMU_PTR,
                  img->label, name, OMPEMU_P(h));
@@ -76,8 +76,9 @@ void reloc_close_handles(struct emu_image *img) {
 
 /* Value of dynamic symbol IDX for relocation RELNO at R_OFFSET, in *VALUE;
  * *IFUNC set if it is the image's own STT_GNU_IFUNC (value = resolver). */
-static int resolve(struct emu_image *img, uint64_t idx, size_t relno,
-                   uint64_t r_offset, uintptr_t *value, int *ifunc) {
+static int resolve_uncached(struct emu_image *img, uint64_t idx,
+                            size_t relno, uint64_t r_offset, uintptr_t *value,
+                            int *ifunc) {
   *ifunc = 0;
   if (idx >= img->nsyms)
     return why_fail(img->why, EMU_WHY,
@@ -136,6 +137,24 @@ static int resolve(struct emu_image *img, uint64_t idx, size_t relno,
                     "the process",
                     name, relno, (unsigned long)r_offset);
   *value = (uintptr_t)p;
+  return 0;
+}
+
+/* resolve_uncached through IMG->symcache: each symbol is looked up once
+ * even when many relocations (and both passes) name it. */
+static int resolve(struct emu_image *img, uint64_t idx, size_t relno,
+                   uint64_t r_offset, uintptr_t *value, int *ifunc) {
+  if (idx < img->nsyms && img->symstate && img->symstate[idx]) {
+    *value = img->symcache[idx];
+    *ifunc = img->symstate[idx] == 2;
+    return 0;
+  }
+  if (resolve_uncached(img, idx, relno, r_offset, value, ifunc) != 0)
+    return -1;
+  if (img->symstate) {
+    img->symcache[idx] = *value;
+    img->symstate[idx] = *ifunc ? 2 : 1;
+  }
   return 0;
 }
 
@@ -291,16 +310,32 @@ int reloc_apply(struct emu_image *img) {
     return why_fail(img->why, EMU_WHY, "relocations without DT_SYMTAB");
   if (img->has[DT_RELR] && apply_relr(img) != 0)
     return -1;
-  for (int pass = 0; pass < 2; pass++) {
+  /* Without the cache (out of memory) every relocation looks up again. */
+  if (img->nsyms) {
+    img->symcache = calloc(img->nsyms, sizeof *img->symcache);
+    img->symstate = calloc(img->nsyms, 1);
+    if (!img->symcache || !img->symstate) {
+      free(img->symcache);
+      free(img->symstate);
+      img->symcache = NULL;
+      img->symstate = NULL;
+    }
+  }
+  int rc = 0;
+  for (int pass = 0; rc == 0 && pass < 2; pass++) {
     if (img->has[DT_RELA] &&
         apply_rela(img, "DT_RELA", img->dyn[DT_RELA],
                    img->has[DT_RELASZ] ? img->dyn[DT_RELASZ] : 0, pass) != 0)
-      return -1;
-    if (img->has[DT_JMPREL] &&
-        apply_rela(img, "DT_JMPREL", img->dyn[DT_JMPREL],
-                   img->has[DT_PLTRELSZ] ? img->dyn[DT_PLTRELSZ] : 0,
-                   pass) != 0)
-      return -1;
+      rc = -1;
+    else if (img->has[DT_JMPREL] &&
+             apply_rela(img, "DT_JMPREL", img->dyn[DT_JMPREL],
+                        img->has[DT_PLTRELSZ] ? img->dyn[DT_PLTRELSZ] : 0,
+                        pass) != 0)
+      rc = -1;
   }
-  return 0;
+  free(img->symcache);
+  free(img->symstate);
+  img->symcache = NULL;
+  img->symstate = NULL;
+  return rc;
 }
