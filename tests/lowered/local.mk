@@ -10,7 +10,7 @@ EXTRA_DIST += tests/lowered/run.sh tests/lowered/lowered.h \
 	tests/lowered/dsolib.host.c tests/lowered/dsolib.dev.c \
 	tests/lowered/dsomain.c
 # run.sh needs the tools it drives.
-tests/lowered/run.log: ompemu-wrap$(EXEEXT)
+tests/lowered/run.log: ompemu-wrap$(EXEEXT) ompemu-dump$(EXEEXT)
 clean-local: clean-lowered
 clean-lowered:
 	-rm -rf tests/lowered/work

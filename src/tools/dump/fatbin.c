@@ -193,9 +193,16 @@ int dump_fatbin(struct ev *v, struct dump_report *rep) {
   GElf_Shdr sh;
   GElf_Sym s;
   if (ev_section(v, "omp_offloading_entries", &sh)) {
-    rep->entries_section = 1;
-    rep->sec_begin = sh.sh_addr;
-    rep->sec_end = sh.sh_addr + sh.sh_size;
+    if (!ev_mapped(v, sh.sh_addr, sh.sh_size) ||
+        (sh.sh_type != SHT_NOBITS && !ev_section_bytes(v, &sh)))
+      dump_note(&rep->notes, "omp_offloading_entries (0x%016lx, %lu bytes) "
+                "lies outside the file's contents",
+                (unsigned long)sh.sh_addr, (unsigned long)sh.sh_size);
+    else {
+      rep->entries_section = 1;
+      rep->sec_begin = sh.sh_addr;
+      rep->sec_end = sh.sh_addr + sh.sh_size;
+    }
   } else if (ev_symbol(v, "__start_omp_offloading_entries", &s)) {
     rep->entries_section = 1;
     rep->sec_begin = s.st_value;
@@ -211,7 +218,13 @@ int dump_fatbin(struct ev *v, struct dump_report *rep) {
   }
   if (rep->ndescs == 0 && rep->entries_section)
     scan_descs(v, rep, rep->sec_begin, rep->sec_end);
-  for (size_t i = 0; i < rep->ndescs; i++)
-    read_desc(v, &rep->descs[i], &rep->notes);
+  for (size_t i = 0; i < rep->ndescs; i++) {
+    struct dump_desc *d = &rep->descs[i];
+    if (read_desc(v, d, &rep->notes) == 0 && rep->entries_section &&
+        (d->host_begin != rep->sec_begin || d->host_end != rep->sec_end))
+      dump_note(&rep->notes, "descriptor %zu's host entries 0x%016lx..0x%016lx "
+                "differ from the omp_offloading_entries section", i,
+                (unsigned long)d->host_begin, (unsigned long)d->host_end);
+  }
   return rep->ndescs ? 0 : -1;
 }
