@@ -31,6 +31,10 @@ static void plugin_init(void) {
                    "'kernel'; using 'copy'", f);
   }
   exec_read_options(&plugin.exec);
+  /* The runtime reports a malformed value; here it just counts as 0. */
+  const char *info = getenv("LIBOMPTARGET_INFO");
+  if (info && *info)
+    plugin.info_flag = (uint32_t)strtoul(info, NULL, 0);
   for (int i = 0; i < EMU_MAX_DEVICES; i++) {
     plugin.dev[i].id = i;
     pthread_mutex_init(&plugin.dev[i].lock, NULL);

@@ -14,6 +14,7 @@
 #include "exec.h"
 
 #define EMU_CODE_CAPACITY ((size_t)256 << 20)
+#define EMU_INFO_PLUGIN_KERNEL 0x10 /* LIBOMPTARGET_INFO bit */
 
 /* One image loaded on one device. */
 struct emu_loaded {
@@ -50,7 +51,7 @@ struct emu_plugin {
   size_t data_capacity;
   int fptr_kernel; /* OMPEMU_FPTR_SET=kernel */
   int64_t requires_flags;
-  uint32_t info_flag;
+  uint32_t info_flag; /* LIBOMPTARGET_INFO, or set_info_flag */
   struct exec_options exec;
   struct emu_device dev[EMU_MAX_DEVICES];
 };

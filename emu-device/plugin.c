@@ -192,6 +192,10 @@ static int32_t launch(int32_t id, void *entry, void **args, ptrdiff_t *offs,
                  "args, teams %d, thread_limit %d, tripcount %lu%s", id,
                  entry_name(l, entry), OMPEMU_P(entry), n, teams, limit,
                  (unsigned long)trip, ai ? " (async)" : "");
+  if (l && (emu_plugin()->info_flag & EMU_INFO_PLUGIN_KERNEL))
+    ompemu_raw("Libomptarget device %d info: Launching kernel %s with %d "
+               "teams and %d threads on an emu device worker\n", id,
+               entry_name(l, entry), teams, limit);
   pthread_mutex_unlock(&d->lock);
   if (!l) {
     ompemu_error("emu", "device %d: kernel entry " OMPEMU_PTR " is not in any "
