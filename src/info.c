@@ -96,14 +96,14 @@ const char *rt_name_str(const void *name, char *buf, size_t len) {
   return buf;
 }
 
-/* "file:line:col" of a ";expr-or-func;file;line;col;;"-style string whose
- * file is field FILE_FIELD. */
+/* "file:line:col" of a ";...;...;line;col;;" string whose file is field
+ * FILE_FIELD (psource: ";file;func;line;col;;", map names:
+ * ";expr;file;line;col;;"). */
 static const char *loc_of(const char *s, int file_field, char *buf,
                           size_t len) {
   char file[512], line[32], col[32];
   if (!s || !field(s, file_field, file, sizeof file) ||
-      !field(s, file_field + 1, line, sizeof line) ||
-      !field(s, file_field + 2, col, sizeof col))
+      !field(s, 2, line, sizeof line) || !field(s, 3, col, sizeof col))
     snprintf(buf, len, "unknown:0:0");
   else
     snprintf(buf, len, "%s:%d:%d", basename_of(file), atoi(line), atoi(col));

@@ -33,3 +33,27 @@ EXTRA_DIST += tests/unit/core_programs.sh tests/unit/core-progs/link.c \
 	tests/unit/core-progs/dtor.cpp tests/unit/core-progs/dso_lib.c \
 	tests/unit/core-progs/dso_main.c tests/unit/core-progs/interop.c \
 	tests/unit/core-progs/devcheck.c
+
+# --- data path (mapping, data begin/end/update, attach, launch, API) ---
+# The data-path sources against a fake malloc device (data_fake.c stands in
+# for the core's device and policy functions).
+data_test_sources = tests/unit/data_fake.c tests/unit/data_fake.h \
+	src/mapping.c src/maplist.c src/attach.c src/target.c src/update.c \
+	src/mapper.c src/launch.c src/api.c src/info.c src/devops.c
+data_test_cppflags = $(AM_CPPFLAGS) -I$(top_srcdir)/src
+data_test_ldadd = src/common/libompemu_common.la $(unit_ldadd) $(LIBS)
+check_PROGRAMS += tests/unit/test_mapping tests/unit/test_target \
+	tests/unit/test_launch
+TESTS += tests/unit/test_mapping tests/unit/test_target tests/unit/test_launch
+tests_unit_test_mapping_SOURCES = tests/unit/test_mapping.c $(data_test_sources)
+tests_unit_test_mapping_CPPFLAGS = $(data_test_cppflags)
+tests_unit_test_mapping_CFLAGS = $(unit_cflags)
+tests_unit_test_mapping_LDADD = $(data_test_ldadd)
+tests_unit_test_target_SOURCES = tests/unit/test_target.c $(data_test_sources)
+tests_unit_test_target_CPPFLAGS = $(data_test_cppflags)
+tests_unit_test_target_CFLAGS = $(unit_cflags)
+tests_unit_test_target_LDADD = $(data_test_ldadd)
+tests_unit_test_launch_SOURCES = tests/unit/test_launch.c $(data_test_sources)
+tests_unit_test_launch_CPPFLAGS = $(data_test_cppflags)
+tests_unit_test_launch_CFLAGS = $(unit_cflags)
+tests_unit_test_launch_LDADD = $(data_test_ldadd)

@@ -1,0 +1,241 @@
+/* The mapping engine: lookup classification (contained / extends-before /
+ * extends-after / size 0), AVL balance and order under inserts and
+ * removals, reference counts, declare-target globals, 20 000 live
+ * mappings through the data path, and many threads mapping at once. */
+#include "config.h"
+#include "data_fake.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <ompemu/omptarget.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static int setup(void **state) {
+  (void)state;
+  fake_reset();
+  return 0;
+}
+
+static void test_lookup_classes(void **state) {
+  (void)state;
+  struct map_table t = {0};
+  map_insert(&t, 100, 100, 200, 5000, NULL, 1, 0, MAP_KIND_MAPPED);
+  map_insert(&t, 300, 300, 400, 6000, NULL, 1, 0, MAP_KIND_MAPPED);
+  struct map_lookup lr;
+  map_lookup(&t, 150, 10, &lr);
+  assert_true(lr.contained);
+  assert_int_equal(lr.entry->hst_begin, 100);
+  map_lookup(&t, 100, 100, &lr);
+  assert_true(lr.contained);
+  map_lookup(&t, 190, 20, &lr);
+  assert_false(lr.contained);
+  assert_true(lr.extends_after);
+  assert_int_equal(lr.entry->hst_begin, 100);
+  map_lookup(&t, 290, 20, &lr);
+  assert_true(lr.extends_before);
+  assert_int_equal(lr.entry->hst_begin, 300);
+  map_lookup(&t, 250, 10, &lr);
+  assert_null(lr.entry);
+  map_lookup(&t, 200, 0, &lr); /* end is exclusive */
+  assert_null(lr.entry);
+  map_lookup(&t, 399, 0, &lr);
+  assert_true(lr.contained);
+  assert_ptr_equal(map_find(&t, 150), map_find(&t, 100));
+  assert_null(map_find(&t, 99));
+  struct map_entry *e = map_find(&t, 100);
+  map_remove(&t, e);
+  assert_null(map_find(&t, 150));
+  assert_int_equal(t.count, 1);
+  map_remove(&t, map_find(&t, 300));
+  assert_null(t.root);
+}
+
+static int collect(struct map_entry *e, void *arg) {
+  uintptr_t *prev = arg;
+  assert_true(e->hst_begin > *prev);
+  *prev = e->hst_begin;
+  return 0;
+}
+
+static int check_avl(struct map_entry *e) {
+  if (!e)
+    return 0;
+  int l = check_avl(e->left), r = check_avl(e->right);
+  assert_true(l - r <= 1 && r - l <= 1);
+  assert_int_equal(e->height, (l > r ? l : r) + 1);
+  return e->height;
+}
+
+static void test_avl_balance(void **state) {
+  (void)state;
+  struct map_table t = {0};
+  /* pseudo-random insert order, then remove every third */
+  enum { N = 5000 };
+  unsigned x = 12345;
+  static int used[N];
+  memset(used, 0, sizeof used);
+  for (int k = 0; k < N; k++) {
+    x = x * 1103515245u + 12345u;
+    int i = (int)((x >> 8) % N);
+    while (used[i])
+      i = (i + 1) % N;
+    used[i] = 1;
+    map_insert(&t, 0, 16 * (uintptr_t)i + 16, 16 * (uintptr_t)i + 24,
+               0x100000 + (uintptr_t)i, NULL, 1, 0, MAP_KIND_MAPPED);
+  }
+  assert_int_equal(t.count, N);
+  assert_true(check_avl(t.root) <= 18); /* 1.44 log2(5000) ~ 17.7 */
+  for (int i = 0; i < N; i += 3)
+    map_remove(&t, map_find(&t, 16 * (uintptr_t)i + 20));
+  check_avl(t.root);
+  uintptr_t prev = 0;
+  map_foreach(&t, collect, &prev);
+  for (int i = 0; i < N; i++) {
+    struct map_entry *e = map_find(&t, 16 * (uintptr_t)i + 17);
+    if (i % 3 == 0)
+      assert_null(e);
+    else
+      assert_int_equal(e->tgt_begin, 0x100000 + (uintptr_t)i);
+    assert_null(map_find(&t, 16 * (uintptr_t)i + 24)); /* the gaps */
+  }
+  free(NULL);
+  struct map_entry *e;
+  while ((e = map_first_from(&t, 0)))
+    map_remove(&t, e);
+  assert_int_equal(t.count, 0);
+}
+
+static void test_refcounts(void **state) {
+  (void)state;
+  struct map_entry e = {.dyn_ref = 1, .hold_ref = 0};
+  char buf[24];
+  assert_true(map_dec_should_remove(&e, 0, 0));
+  map_inc_ref(&e, 1);
+  assert_false(map_dec_should_remove(&e, 0, 0));
+  assert_int_equal(map_total_ref(&e), 2);
+  map_dec_ref(&e, 0);
+  assert_true(map_dec_should_remove(&e, 1, 0));
+  e.dyn_ref = MAP_REF_INF;
+  map_inc_ref(&e, 0);
+  assert_true(e.dyn_ref == MAP_REF_INF);
+  map_reset_ref(&e, 0);
+  assert_true(e.dyn_ref == MAP_REF_INF);
+  assert_string_equal(map_ref_str(e.dyn_ref, buf), "INF");
+  assert_string_equal(map_ref_str(7, buf), "7");
+}
+
+static void test_globals(void **state) {
+  (void)state;
+  static double g[4], h[2];
+  char devg[32], devh[16];
+  assert_int_equal(rt_map_global(&fake_dev, g, sizeof g, devg, "g"), 0);
+  assert_int_equal(rt_map_global(&fake_dev, g, sizeof g, devg, "g"), 0);
+  assert_int_equal(rt_map_global(&fake_dev, h, sizeof h, devh, "h"), 0);
+  assert_int_equal(fake_dev.maps->count, 2);
+  assert_ptr_equal(dev_addr(&g[1]), devg + 8);
+  /* enter/exit data on a global never removes it */
+  void *b[1] = {g}, *a[1] = {g};
+  int64_t s[1] = {sizeof g}, t[1] = {OMP_TGT_MAPTYPE_FROM};
+  __tgt_target_data_end_mapper(NULL, 0, 1, b, a, s, t, NULL, NULL);
+  assert_int_equal(fake_dev.maps->count, 2);
+  assert_true(omp_target_is_present(g, 0));
+  rt_state.info_flags = RT_INFO_DUMP_TABLE;
+  ident_t loc = {0, 2, 0, 0, ";dir/x.c;main;12;3;;"};
+  cap_start();
+  rt_dump_table(&fake_dev, &loc);
+  const char *out = cap_end();
+  assert_non_null(strstr(out, "Libomptarget device 0 info: OpenMP Host-Device pointer mappings after block at x.c:12:3:\n"));
+  assert_non_null(strstr(out, "Host Ptr           Target Ptr         Size (B) DynRefCount HoldRefCount Declaration\n"));
+  assert_non_null(strstr(out, " 32       INF         0            unknown at unknown:0:0\n"));
+  rt_unmap_globals(&fake_dev, g, (char *)g + sizeof g);
+  assert_int_equal(fake_dev.maps->count, 1);
+  assert_false(omp_target_is_present(g, 0));
+  rt_unmap_globals(&fake_dev, h, (char *)h + sizeof h);
+  assert_int_equal(fake_dev.maps->count, 0);
+}
+
+static void test_20000_live(void **state) {
+  (void)state;
+  enum { N = 20000 };
+  char *host = malloc(N * 32);
+  assert_non_null(host);
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (int i = 0; i < N; i++) {
+    void *p = host + 32 * (size_t)i;
+    void *b[1] = {p}, *a[1] = {p};
+    int64_t s[1] = {16}, t[1] = {OMP_TGT_MAPTYPE_TO};
+    __tgt_target_data_begin_mapper(NULL, 0, 1, b, a, s, t, NULL, NULL);
+  }
+  assert_int_equal(fake_dev.maps->count, N);
+  assert_true(check_avl(fake_dev.maps->root) <= 21);
+  for (int i = 0; i < N; i++) {
+    assert_true(omp_target_is_present(host + 32 * (size_t)i + 15, 0));
+    assert_false(omp_target_is_present(host + 32 * (size_t)i + 16, 0));
+  }
+  for (int i = N - 1; i >= 0; i--) {
+    void *p = host + 32 * (size_t)i;
+    void *b[1] = {p}, *a[1] = {p};
+    int64_t s[1] = {16}, t[1] = {OMP_TGT_MAPTYPE_TO};
+    __tgt_target_data_update_mapper(NULL, 0, 1, b, a, s, t, NULL, NULL);
+    t[0] = OMP_TGT_MAPTYPE_FROM;
+    __tgt_target_data_end_mapper(NULL, 0, 1, b, a, s, t, NULL, NULL);
+  }
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  double secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+  assert_int_equal(fake_dev.maps->count, 0);
+  assert_int_equal(fake_outcome_fail, 0);
+  assert_true(secs < 2.0); /* O(log n): ~100k operations */
+  free(host);
+}
+
+/* Threads mapping and unmapping overlapping sets concurrently. */
+static char shared_buf[64 * 64];
+static void *worker(void *arg) {
+  long id = (long)arg;
+  for (int round = 0; round < 200; round++) {
+    for (int k = 0; k < 64; k++) {
+      void *p = shared_buf + 64 * ((k + id) % 64);
+      void *b[1] = {p}, *a[1] = {p};
+      int64_t s[1] = {64}, t[1] = {OMP_TGT_MAPTYPE_TO};
+      __tgt_target_data_begin_mapper(NULL, 0, 1, b, a, s, t, NULL, NULL);
+    }
+    for (int k = 0; k < 64; k++) {
+      void *p = shared_buf + 64 * ((k + id) % 64);
+      void *b[1] = {p}, *a[1] = {p};
+      int64_t s[1] = {64}, t[1] = {OMP_TGT_MAPTYPE_FROM};
+      __tgt_target_data_end_mapper(NULL, 0, 1, b, a, s, t, NULL, NULL);
+    }
+  }
+  return NULL;
+}
+
+static void test_threads(void **state) {
+  (void)state;
+  pthread_t th[4];
+  for (long i = 0; i < 4; i++)
+    pthread_create(&th[i], NULL, worker, (void *)i);
+  for (int i = 0; i < 4; i++)
+    pthread_join(th[i], NULL);
+  assert_int_equal(fake_dev.maps->count, 0);
+  assert_int_equal(fake_outcome_fail, 0);
+  assert_int_equal(fake_allocs, fake_frees);
+  assert_true(fake_allocs >= 64);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup(test_lookup_classes, setup),
+      cmocka_unit_test_setup(test_avl_balance, setup),
+      cmocka_unit_test_setup(test_refcounts, setup),
+      cmocka_unit_test_setup(test_globals, setup),
+      cmocka_unit_test_setup(test_20000_live, setup),
+      cmocka_unit_test_setup(test_threads, setup),
+  };
+  return cmocka_run_group_tests_name("mapping engine", tests, NULL, NULL);
+}
