@@ -245,6 +245,7 @@ static void destroy(struct emu_image *img) {
   }
   reloc_close_handles(img);
   symtab_free(&img->syms);
+  free(img->entries);
   free(img->needed);
   free(img->prot);
   free(img->label);

@@ -48,7 +48,7 @@ struct emu_image {
   unsigned char *symstate;  /* 0 unresolved, 1 resolved, 2 own ifunc */
 
   struct emu_symtab syms;
-  struct __tgt_offload_entry *entries; /* inside the span */
+  struct __tgt_offload_entry *entries; /* aligned copy, malloc'd */
   size_t nentries;
   void *gdb; /* gdbjit registration */
   int inited;

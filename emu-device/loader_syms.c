@@ -5,6 +5,7 @@
 #include "loader_internal.h"
 
 #include <ompemu/abi.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 
 /* Add symbol S named NAME (from WHAT, index IDX) if it is a readable
@@ -113,15 +114,22 @@ int entries_find(struct emu_image *img, const struct elf_file *f) {
                     "omp_offloading_entries size 0x%lx is not a multiple of "
                     "the entry size %zu",
                     (unsigned long)s->sh_size, sizeof(__tgt_offload_entry));
-  if (s->sh_addr % 8 != 0 || !img_has(img, s->sh_addr, s->sh_size) ||
+  if (!img_has(img, s->sh_addr, s->sh_size) ||
       !img_pages_have(img, s->sh_addr, s->sh_size, PROT_READ))
     return why_fail(img->why, EMU_WHY,
-                    "omp_offloading_entries [0x%lx, +0x%lx) is misaligned or "
-                    "lies outside the image's readable span [0x%lx, 0x%lx)",
+                    "omp_offloading_entries [0x%lx, +0x%lx) lies outside the "
+                    "image's readable span [0x%lx, 0x%lx)",
                     (unsigned long)s->sh_addr, (unsigned long)s->sh_size,
                     (unsigned long)img->vlo, (unsigned long)img->vhi);
-  img->entries = img_ptr(img, s->sh_addr);
+  /* clang 14 aligns the section to 1 byte: keep an aligned copy of the
+   * (already relocated) entries. */
   img->nentries = s->sh_size / sizeof(__tgt_offload_entry);
+  if (!img->nentries)
+    return 0;
+  img->entries = malloc(s->sh_size);
+  if (!img->entries)
+    return why_fail(img->why, EMU_WHY, "out of memory");
+  memcpy(img->entries, img_ptr(img, s->sh_addr), s->sh_size);
   for (size_t i = 0; i < img->nentries; i++)
     if (!readable_string(img, (uintptr_t)img->entries[i].name))
       return why_fail(img->why, EMU_WHY,
