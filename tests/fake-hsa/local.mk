@@ -1,1 +1,40 @@
-# Test double of the HSA runtime (filled below).
+# Test double of the HSA runtime: libhsa-runtime64.so.1 built for the tests
+# only (check_LTLIBRARIES, never installed), fake code objects, and the hsa
+# plugin's tests.  Included from src/plugins/hsa/local.mk inside BUILD_HSA.
+check_LTLIBRARIES += tests/fake-hsa/libhsa-runtime64.la
+tests_fake_hsa_libhsa_runtime64_la_SOURCES = \
+	tests/fake-hsa/fake_hsa.h tests/fake-hsa/fake_internal.h \
+	tests/fake-hsa/core.c tests/fake-hsa/memory.c \
+	tests/fake-hsa/queue.c tests/fake-hsa/executable.c
+tests_fake_hsa_libhsa_runtime64_la_CPPFLAGS = $(AM_CPPFLAGS) $(HSA_CPPFLAGS)
+tests_fake_hsa_libhsa_runtime64_la_LIBADD = $(PTHREAD_LIBS) $(LIBS)
+# -rpath makes libtool build a shared library for a check-only target;
+# -version-info 1:0:0 gives it the soname libhsa-runtime64.so.1.
+tests_fake_hsa_libhsa_runtime64_la_LDFLAGS = -shared -version-info 1:0:0 \
+	-rpath $(abs_builddir)/tests/fake-hsa -Wl,-z,defs
+
+fake_hsa_co = tests/fake-hsa/kernels-gfx906.co tests/fake-hsa/kernels-gfx908.co
+EXTRA_tests_fake_hsa_test_hsa_plugin_DEPENDENCIES = $(fake_hsa_co)
+CLEANFILES += $(fake_hsa_co)
+tests/fake-hsa/kernels-%.co: $(top_srcdir)/tests/fake-hsa/test_kernels.c $(top_srcdir)/tests/fake-hsa/mk-code-object.sh
+	@$(MKDIR_P) tests/fake-hsa
+	$(AM_V_GEN)CC='$(CC)' $(SHELL) $(top_srcdir)/tests/fake-hsa/mk-code-object.sh $@ $* $(top_srcdir)/tests/fake-hsa/test_kernels.c
+
+check_PROGRAMS += tests/fake-hsa/test_hsa_plugin
+TESTS += tests/fake-hsa/test_hsa_plugin tests/fake-hsa/hsa-real-runtime.sh \
+	tests/fake-hsa/hsa-lowered.sh
+tests_fake_hsa_test_hsa_plugin_SOURCES = tests/fake-hsa/test_hsa_plugin.c
+tests_fake_hsa_test_hsa_plugin_CPPFLAGS = $(AM_CPPFLAGS) $(HSA_CPPFLAGS)
+tests_fake_hsa_test_hsa_plugin_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_fake_hsa_test_hsa_plugin_LDADD = tests/fake-hsa/libhsa-runtime64.la \
+	$(CMOCKA_LIBS) $(PTHREAD_LIBS) $(LIBS)
+check_PROGRAMS += tests/fake-hsa/rtl_probe
+tests_fake_hsa_rtl_probe_SOURCES = tests/fake-hsa/rtl_probe.c
+tests_fake_hsa_rtl_probe_LDADD = $(LIBS)
+# The scripts drive the tools and the runtime.
+tests/fake-hsa/hsa-lowered.log: ompemu-wrap$(EXEEXT) libomptarget.la \
+	libomptarget.rtl.hsa.la tests/fake-hsa/libhsa-runtime64.la
+tests/fake-hsa/hsa-real-runtime.log: tests/fake-hsa/rtl_probe$(EXEEXT) \
+	libomptarget.rtl.hsa.la
+EXTRA_DIST += tests/fake-hsa/mk-code-object.sh tests/fake-hsa/test_kernels.c \
+	tests/fake-hsa/hsa-real-runtime.sh tests/fake-hsa/hsa-lowered.sh

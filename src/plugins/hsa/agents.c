@@ -175,7 +175,7 @@ int hsa_agents_discover(void) {
   }
   if (dc.ngpu == 0) {
     ompemu_trace(1, HSA_WHO, "HSA runtime has no GPU agent: 0 devices");
-    return 0;
+    return -1;
   }
   /* Core regions: a GPU agent's own regions include the fine-grained and
    * kernarg ones.  AMD pools: those belong to the CPU agent. */

@@ -17,8 +17,17 @@ libomptarget_rtl_hsa_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 libomptarget_rtl_hsa_la_LIBADD = src/common/libompemu_common.la $(PTHREAD_LIBS) $(LIBS)
 libomptarget_rtl_hsa_la_LDFLAGS = -module -avoid-version -shared \
 	-Wl,--version-script=$(top_srcdir)/src/plugins/hsa/plugin.map -Wl,-z,defs
-EXTRA_libomptarget_rtl_hsa_la_DEPENDENCIES = $(top_srcdir)/src/plugins/hsa/plugin.map
+# libtool's link of libomptarget.la removes .libs/libomptarget.*, this
+# plugin's .so included: link after it.
+EXTRA_libomptarget_rtl_hsa_la_DEPENDENCIES = $(top_srcdir)/src/plugins/hsa/plugin.map \
+	libomptarget.la
 
 include tests/fake-hsa/local.mk
 endif
 EXTRA_DIST += src/plugins/hsa/plugin.map src/plugins/hsa/README.md tests/gpu/run-hsa.sh
+# Hooked without a recipe, outside the conditional, like the other
+# fragments' clean-local hooks.
+clean-local: clean-fake-hsa
+clean-fake-hsa:
+	-rm -rf tests/fake-hsa/work tests/fake-hsa/work-real
+.PHONY: clean-fake-hsa

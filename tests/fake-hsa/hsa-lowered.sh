@@ -1,0 +1,157 @@
+#!/bin/sh
+# End-to-end TAP test of the hsa plugin: the gcc-only hand-lowered programs
+# of tests/lowered (hello, global, struct attach, descriptors, refcounts,
+# declare target indirect), device images built with $CC -shared -fPIC and
+# patched to EM_AMDGPU/gfx906 (mk-code-object.sh --patch), wrapped with
+# ompemu-wrap --offload-arch=gfx906, run by ompemu's runtime with
+# OMPEMU_PLUGINS=hsa,emu on the HSA test double.  Each program checks its
+# own values; the double's call log shows the work went through HSA.
+set -u
+B=${OMPEMU_BUILDDIR:?OMPEMU_BUILDDIR is not set}
+S=${OMPEMU_SRCDIR:?OMPEMU_SRCDIR is not set}
+CC=${CC:-cc}
+T=$S/tests/lowered
+F=$S/tests/lowered/fptr
+W=$B/tests/fake-hsa/work
+FAKE=$B/tests/fake-hsa/.libs
+MK=$S/tests/fake-hsa/mk-code-object.sh
+NTESTS=13
+
+echo "1..$NTESTS"
+if [ ! -x "$B/ompemu-wrap" ] || [ ! -x "$B/ompemu-run" ] ||
+   [ ! -f "$B/.libs/libomptarget.so" ] || [ ! -f "$B/.libs/libomptarget.rtl.hsa.so" ] ||
+   [ ! -f "$FAKE/libhsa-runtime64.so.1" ]; then
+  i=1
+  while [ $i -le $NTESTS ]; do
+    echo "ok $i # SKIP needs libomptarget, the hsa plugin, ompemu-wrap, ompemu-run and the HSA test double"
+    i=$((i + 1))
+  done
+  exit 0
+fi
+rm -rf "$W" && mkdir -p "$W" && cd "$W" || { echo "Bail out! cannot create $W"; exit 1; }
+
+CFLAGS_L="-std=gnu11 -Wall -O1 -g -I$S/include -I$T"
+LIBS="-L$B/.libs -lomptarget -Wl,-rpath,$B/.libs"
+log=$W/step.log
+n=0
+
+report() {
+  n=$((n + 1))
+  if [ "$2" -eq 0 ]; then
+    echo "ok $n - $1"
+  else
+    echo "not ok $n - $1"
+    sed 's/^/# /' "$log" | tail -40
+  fi
+}
+step() { echo "+ $*" >>"$log"; "$@" >>"$log" 2>&1; }
+# on_hsa PROG ARGS...: run with the double, hsa first; its log in PROG.fake
+on_hsa() {
+  out=$(basename "$1").fake
+  : >"$out"
+  step env LD_LIBRARY_PATH="$FAKE${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+    OMPEMU_PLUGINS=hsa,emu FAKE_HSA_LOG="$W/$out" OMPEMU_TRACE=1 \
+    "$B/ompemu-run" "$@"
+}
+# ran_on_hsa PROG KERNEL: the double dispatched KERNEL on the gfx906 agent.
+ran_on_hsa() {
+  step grep -q "dispatch(queue=0x[0-9a-f]*, agent=gfx906#0, kernel=$2, header=0x1502" "$1.fake"
+}
+# codeobj NAME [ARCH]: NAME.dev.c -> NAME.co (EM_AMDGPU) -> wrap-NAME.o
+codeobj() {
+  step "$CC" $CFLAGS_L -shared -fPIC -o "$1.co" "$T/$1.dev.c" &&
+    step sh "$MK" --patch "$1.co" "${2:-gfx906}" &&
+    step "$B/ompemu-wrap" -o "wrap-$1.o" --offload-arch="${2:-gfx906}" "$1.co"
+}
+prog() { step "$CC" $CFLAGS_L -o "$1" "$T/$1.host.c" "wrap-$1.o" $LIBS; }
+
+: >"$log"
+codeobj hello && prog hello && on_hsa ./hello &&
+  ran_on_hsa hello __omp_offloading_lowered_hello_l12 &&
+  step grep -q "hsa_amd_memory_async_copy(dst=0x00005e00.*src_agent=cpu" hello.fake
+report "hello on the hsa plugin (HSA test double): kernel dispatched, values checked" $?
+
+for t in global struct refcount; do
+  : >"$log"
+  codeobj $t && prog $t && on_hsa ./$t && step grep -q "dispatch(queue=.*agent=gfx906#0" $t.fake
+  case $t in
+    global) d="declare target to global + target update (executable symbols)" ;;
+    struct) d="struct with attached pointer member (PTR_AND_OBJ, MEMBER_OF)" ;;
+    refcount) d="enter/exit data reference counts, always, delete" ;;
+  esac
+  report "$d on the hsa plugin" $?
+done
+: >"$log"
+step grep -q "hsa_executable_symbol_get_info(0x[0-9a-f]*, 21) = 0x0" global.fake
+report "global: the device global's address came from hsa_executable_symbol_get_info" $?
+
+: >"$log"
+codeobj desc && prog desc && on_hsa ./desc parent-first && step grep -q "dispatch(" desc.fake
+report "Fortran descriptors, parent first, on the hsa plugin" $?
+: >"$log"
+on_hsa ./desc member-first && step grep -q "dispatch(" desc.fake
+report "Fortran descriptors, member first, on the hsa plugin" $?
+
+# Declare target indirect: the fptr programs of tests/lowered/fptr.  Their
+# range checks name the emu device's layout; a copy of fptr_main.c checks
+# the double's instead: tables in GPU k's memory (0x5e0000000000 + k *
+# 0x1000000000), device functions inside a code object the double loaded.
+sed -e 's/^#define DATA_BASE .*/#define DATA_BASE 0x5e0000000000ULL/' \
+    -e 's/^#define STRIDE .*/#define STRIDE 0x001000000000ULL/' \
+    -e 's/in_range((uintptr_t)out\[i\], CODE_BASE, dev)/in_code_object(out[i])/' \
+    -e 's/^static int failures;$/static int failures;\
+static int in_code_object(void *p) {\
+  Dl_info i;\
+  return dladdr(p, \&i) \&\& i.dli_fname \&\& strstr(i.dli_fname, "fake-hsa-co-");\
+}/' "$F/fptr_main.c" >fptr_main_hsa.c
+grep -q 'in_code_object(out' fptr_main_hsa.c && grep -q 'DATA_BASE 0x5e' fptr_main_hsa.c ||
+  echo "# fptr_main.c changed: its range checks were not adapted" >>"$log"
+fptr_build() { # OUT N ORDER
+  step sh "$F/gen.sh" "$2" f "$3" . &&
+    step "$CC" -O1 -g -I"$S/include" -shared -fPIC -DKP=fk_ "$F/device_kernels.c" \
+      f_funcs.c f_entries.c -o "dev_$1.co" -lpthread &&
+    step sh "$MK" --patch "dev_$1.co" gfx906 &&
+    step "$B/ompemu-wrap" -o "dev_$1.o" --offload-arch=gfx906 "dev_$1.co" &&
+    step grep -q 'in_code_object(out' fptr_main_hsa.c &&
+    step "$CC" -O1 -g -D_GNU_SOURCE -I"$S/include" -DKP=fk_ fptr_main_hsa.c "$F/host_kernels.c" \
+      f_funcs.c f_entries.c "dev_$1.o" $LIBS -ldl -o "$1"
+}
+: >"$log"
+fptr_build fptr3 3 mix && on_hsa ./fptr3 basic &&
+  step grep -q ", __omp_offloading_fptr_map_p) = 0x0" fptr3.fake &&
+  step grep -q ", __omp_offloading_fptr_map_size) = 0x0" fptr3.fake &&
+  step grep -q "translate_fptr(executable=0x[0-9a-f]*, table=0x00005e00[0-9a-f]*, 3 entries" fptr3.fake
+report "fptr table: written through executable symbols + copies, translated on the device" $?
+: >"$log"
+on_hsa ./fptr3 notfound && step grep -q "translate_fptr(.*) = unchanged" fptr3.fake
+report "fptr table: pointers not in the table come back unchanged" $?
+: >"$log"
+fptr_build fptr100 100 rev && on_hsa ./fptr100 threads
+report "fptr table: 100 functions, translated from 8 device threads" $?
+: >"$log"
+FAKE_HSA_GPUS=gfx906,gfx906 && export FAKE_HSA_GPUS && on_hsa ./fptr3 devices &&
+  step grep -q "table=0x00005e10" fptr3.fake
+st=$?
+unset FAKE_HSA_GPUS
+report "fptr table: two gfx906 agents, one table each in its own memory" $st
+
+# An image for an ISA no agent has: refused with a note naming both, and
+# the program falls back to the host (emu cannot run EM_AMDGPU either).
+: >"$log"
+mkdir -p gfx90a && (cd gfx90a && codeobj hello gfx90a && prog hello) &&
+  step env LD_LIBRARY_PATH="$FAKE" OMPEMU_PLUGINS=hsa,emu OMPEMU_TRACE=1 \
+    LOWERED_EXPECT=fallback "$B/ompemu-run" gfx90a/hello &&
+  step grep -q "hsa: image 0x[0-9a-f]* refused: code object for mach 0x3f (gfx90a), agents are gfx906" "$log"
+report "gfx90a image with a gfx906 agent: refused with a note, host fallback" $?
+
+# The double's hsa_init failing: 0 hsa devices, emu runs an x86-64 image.
+: >"$log"
+step "$CC" $CFLAGS_L -shared -fPIC -o hello_x86.dev.so "$T/hello.dev.c" &&
+  step "$B/ompemu-wrap" -o wrap-hello_x86.o --offload-arch=x86-64 hello_x86.dev.so &&
+  step "$CC" $CFLAGS_L -o hello_x86 "$T/hello.host.c" wrap-hello_x86.o $LIBS &&
+  step env LD_LIBRARY_PATH="$FAKE" FAKE_HSA_INIT_FAIL=1 OMPEMU_PLUGINS=hsa,emu \
+    OMPEMU_TRACE=1 "$B/ompemu-run" ./hello_x86 &&
+  step grep -q "hsa: hsa_init failed (status 0x1008" "$log"
+report "hsa_init failing: the hsa plugin has 0 devices with a note, emu runs" $?
+[ $n -eq $NTESTS ] || echo "# ran $n of $NTESTS"
+exit 0
