@@ -46,6 +46,7 @@ struct blob {
   size_t size;
 };
 static struct blob good, tls, undef, rtlonly, odd;
+static struct blob relr; /* empty if the linker lacks DT_RELR */
 
 static int build(const char *name, const char *extra, struct blob *b) {
   const char *cc = getenv("CC");
@@ -78,6 +79,8 @@ static int setup(void **state) {
   if (build("good", "-lm", &good) || build("tls", "", &tls) ||
       build("undef", "", &undef) || build("rtlonly", "", &rtlonly) || build("odd", "", &odd))
     return -1;
+  if (build("good", "-lm -Wl,-z,pack-relative-relocs", &relr) != 0)
+    relr.size = 0;
   rmdir(tmpdir);
   code = arena_create("code", 0, EMU_CODE_BASE, 64UL << 20, 4096);
   return code ? 0 : -1;
@@ -90,6 +93,7 @@ static int teardown(void **state) {
   free(undef.data);
   free(rtlonly.data);
   free(odd.data);
+  free(relr.data);
   return 0;
 }
 
@@ -301,6 +305,25 @@ static void test_load_and_call(void **state) {
   perms_of((void *)base, perms);
   assert_string_equal(perms, "rw-p");
   assert_int_equal(*(unsigned char *)(base + span - 1), EMU_POISON_BYTE);
+}
+
+/* Relative relocations packed in DT_RELR (ld -z pack-relative-relocs). */
+static void test_relr(void **state) {
+  if (!relr.size)
+    skip();
+  struct emu_image *img = loader_load(0, code, relr.data, relr.size, "relr");
+  assert_non_null(img);
+  int **parr = SYM(img, int **, "parr");
+  assert_int_equal(*parr[0], 1);
+  assert_int_equal(*parr[1], 2);
+  assert_string_equal(SYM(img, const char *const *, "names")[0], "alpha");
+  size_t n;
+  const __tgt_offload_entry *e = loader_entries(img, &n);
+  assert_int_equal(n, 2);
+  assert_string_equal(e[1].name, "gvar");
+  assert_int_equal(*SYM(img, int *, "init_count"), 1);
+  assert_int_equal(SYM(img, int (*)(void), "call_ifn_hidden")(), 77);
+  loader_unload(img);
 }
 
 static void test_two_copies(void **state) {
@@ -566,6 +589,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_check),
       cmocka_unit_test(test_load_and_call),
+      cmocka_unit_test(test_relr),
       cmocka_unit_test(test_two_copies),
       cmocka_unit_test(test_entries),
       cmocka_unit_test(test_devicertl_only),
