@@ -62,7 +62,9 @@ int rt_copy_from(struct rt_op *op, struct map_entry *e, uintptr_t hst,
 
 /* Submit the pointer value VAL to device address TGT_ADDR from a buffer
  * that lives until the construct's final synchronize. */
-static int put_ptr(struct rt_op *op, uintptr_t tgt_addr, uintptr_t val) {
+static int put_ptr(struct rt_op *op, uintptr_t tgt_addr, uintptr_t val,
+                   const char *name) {
+  char nm[256];
   uintptr_t *slot = rt_op_slot(op);
   if (!slot) {
     rt_err("Copying data to device failed.");
@@ -72,8 +74,9 @@ static int put_ptr(struct rt_op *op, uintptr_t tgt_addr, uintptr_t val) {
   if (rt_info(RT_INFO_DATA_TRANSFER))
     rt_info_msg(RT_DEV_ID(op),
                 "Copying data from host to device, HstPtr=" OMPEMU_PTR
-                ", TgtPtr=" OMPEMU_PTR ", Size=%ld, Name=unknown",
-                OMPEMU_P(slot), OMPEMU_P(tgt_addr), (long)sizeof(void *));
+                ", TgtPtr=" OMPEMU_PTR ", Size=%ld, Name=%s",
+                OMPEMU_P(slot), OMPEMU_P(tgt_addr), (long)sizeof(void *),
+                ename(name, nm, sizeof nm));
   if (rt_dev_submit(op->d, (void *)tgt_addr, slot, sizeof(void *),
                     &op->async)) {
     rt_err("Copying data to device failed.");
@@ -83,7 +86,8 @@ static int put_ptr(struct rt_op *op, uintptr_t tgt_addr, uintptr_t val) {
 }
 
 int rt_attach(struct rt_op *op, struct map_entry *e, uintptr_t hst_addr,
-              uintptr_t tgt_addr, uintptr_t tgt_val) {
+              uintptr_t tgt_addr, uintptr_t tgt_val, uintptr_t hst_obj,
+              uintptr_t tgt_obj) {
   struct map_shadow *s = map_shadow_add(e, hst_addr);
   if (!s) {
     rt_err("Cannot record attached pointer at host " OMPEMU_PTR
@@ -93,25 +97,38 @@ int rt_attach(struct rt_op *op, struct map_entry *e, uintptr_t hst_addr,
   s->hst_val = *(uintptr_t *)hst_addr;
   s->tgt_addr = tgt_addr;
   s->tgt_val = tgt_val;
+  s->hst_obj = hst_obj;
+  s->tgt_obj = tgt_obj;
   RT_TRACE(1, "device %d: attach pointer at host " OMPEMU_PTR " (host value "
            OMPEMU_PTR "): device slot " OMPEMU_PTR " = " OMPEMU_PTR,
            RT_DEV_ID(op), OMPEMU_P(hst_addr), OMPEMU_P(s->hst_val),
            OMPEMU_P(tgt_addr), OMPEMU_P(tgt_val));
-  return put_ptr(op, tgt_addr, tgt_val);
+  return put_ptr(op, tgt_addr, tgt_val, e->name);
 }
 
 int rt_reattach_range(struct rt_op *op, struct map_entry *e, uintptr_t hst,
                       int64_t size) {
   uintptr_t end = hst + (uintptr_t)size;
-  for (int i = 0; i < e->nshadows; i++) {
+  for (int i = 0; i < e->nshadows;) {
     struct map_shadow *s = &e->shadows[i];
-    if (s->hst_addr < hst || s->hst_addr + sizeof(void *) > end)
+    if (s->hst_addr < hst || s->hst_addr + sizeof(void *) > end) {
+      i++;
       continue;
+    }
+    struct map_entry *pe = map_find(op->d->maps, s->hst_obj);
+    if (!pe || pe->tgt_begin + (s->hst_obj - pe->hst_begin) != s->tgt_obj) {
+      RT_TRACE(2, "device %d: forget stale attached pointer at host " OMPEMU_PTR
+               " (its pointee " OMPEMU_PTR " is no longer mapped there)",
+               RT_DEV_ID(op), OMPEMU_P(s->hst_addr), OMPEMU_P(s->hst_obj));
+      e->shadows[i] = e->shadows[--e->nshadows];
+      continue;
+    }
+    i++;
     RT_TRACE(1, "device %d: re-attach pointer at host " OMPEMU_PTR
              " after copy: device slot " OMPEMU_PTR " = " OMPEMU_PTR,
              RT_DEV_ID(op), OMPEMU_P(s->hst_addr), OMPEMU_P(s->tgt_addr),
              OMPEMU_P(s->tgt_val));
-    if (put_ptr(op, s->tgt_addr, s->tgt_val))
+    if (put_ptr(op, s->tgt_addr, s->tgt_val, e->name))
       return -1;
   }
   return 0;

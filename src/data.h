@@ -68,10 +68,13 @@ int rt_copy_to(struct rt_op *op, struct map_entry *e, uintptr_t hst,
 int rt_copy_from(struct rt_op *op, struct map_entry *e, uintptr_t hst,
                  uintptr_t tgt, int64_t size, const char *name);
 /* Write the device pointer value TGT_VAL into the device slot TGT_ADDR of
- * the host pointer at HST_ADDR (inside E) and record the shadow. */
+ * the host pointer at HST_ADDR (inside E) and record the shadow; the
+ * pointee begins at HST_OBJ, mapped at TGT_OBJ. */
 int rt_attach(struct rt_op *op, struct map_entry *e, uintptr_t hst_addr,
-              uintptr_t tgt_addr, uintptr_t tgt_val);
-/* Re-write attached device pointers of E inside [HST, HST+SIZE). */
+              uintptr_t tgt_addr, uintptr_t tgt_val, uintptr_t hst_obj,
+              uintptr_t tgt_obj);
+/* Re-write attached device pointers of E inside [HST, HST+SIZE) whose
+ * pointee is still mapped where it was (others are stale: forgotten). */
 int rt_reattach_range(struct rt_op *op, struct map_entry *e, uintptr_t hst,
                       int64_t size);
 /* Restore host values of attached pointers of E inside [HST, HST+SIZE)

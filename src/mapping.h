@@ -22,6 +22,7 @@ struct map_shadow {
   uintptr_t hst_val;
   uintptr_t tgt_addr;
   uintptr_t tgt_val;
+  uintptr_t hst_obj, tgt_obj; /* the pointee's host begin and device copy */
 };
 
 enum map_entry_kind {

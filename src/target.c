@@ -198,7 +198,8 @@ static int begin_one(struct rt_op *op, struct map_table *t,
     uintptr_t expected = obj.tgt - (begin - base);
     struct map_shadow *s = map_shadow_find(ptr.entry, ptr_hst);
     if (!s || s->tgt_val != expected || s->tgt_addr != ptr.tgt)
-      return rt_attach(op, ptr.entry, ptr_hst, ptr.tgt, expected);
+      return rt_attach(op, ptr.entry, ptr_hst, ptr.tgt, expected, begin,
+                       obj.tgt);
     RT_TRACE(2, "device %d: pointer at host " OMPEMU_PTR " already attached "
              "to " OMPEMU_PTR, RT_DEV_ID(op), OMPEMU_P(ptr_hst),
              OMPEMU_P(expected));
