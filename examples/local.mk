@@ -1,3 +1,5 @@
 # Examples: sources shipped in the tarball (each example's README says how
 # to build it).
 EXTRA_DIST += examples/demo.sh examples/demo/saxpy.c
+EXTRA_DIST += examples/lowered-hello/README.md examples/lowered-hello/build.sh \
+	examples/lowered-hello/host.c examples/lowered-hello/device.c
