@@ -66,8 +66,13 @@ work=$(mktemp -d "$CACHE/fetch.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 say "downloading $PKG=$VERSION (source, download only)"
-apt-get source -q --download-only "$PKG=$VERSION" >&2 ||
-  die "apt-get source --download-only $PKG=$VERSION failed"
+if ! apt-get source -q --download-only "$PKG=$VERSION" >&2; then
+  # Stale package lists (a deb-src entry added without `apt-get update`).
+  say "retrying after apt-get update"
+  $SUDO apt-get update -q >&2 || die "apt-get update failed"
+  apt-get source -q --download-only "$PKG=$VERSION" >&2 ||
+    die "apt-get source --download-only $PKG=$VERSION failed"
+fi
 orig=$(ls ${PKG}_"$UPSTREAM".orig.tar.* 2>/dev/null | head -n 1)
 [ -n "$orig" ] || die "no ${PKG}_$UPSTREAM.orig.tar.* downloaded"
 

@@ -7,7 +7,8 @@
 #                          [--write-expected=FILE] [--no-fetch] [LIT ARGS...]
 # Environment: OMPEMU_BUILDDIR, OMPEMU_SRCDIR (required), CLANG14,
 #   LLVM14_LIBDIR, OMPEMU_LLVM_SRC_CACHE (where the test tree is cached),
-#   LIT_JOBS (default 2).
+#   LIT_JOBS (default 2), LLVM_SUITE_TIMEOUT (seconds per test program,
+#   default 120).
 # Prints lit's summary, then "llvm-suite: N passed, M failed".  With
 # --expected, exits 1 if a test listed there did not pass.
 set -u
@@ -68,6 +69,7 @@ sed -e "s|@CLANG@|$CLANG14|" -e "s|@CLANGXX@|$CLANGXX|" \
     -e "s|@OMP_HEADER_DIR@|$hdr|" -e "s|@LLVM14_LIBDIR@|$LLVM14_LIBDIR|" \
     -e "s|@LLVM14_BINDIR@|$LLVM14_BINDIR|" -e "s|@LD_LIBRARY_PATH@|$ldpath|" \
     -e "s|@LLVM_TEST_DIR@|$testdir|" -e "s|@EXTRA_ENV@||" \
+    -e "s|@RUN_TIMEOUT@|${LLVM_SUITE_TIMEOUT:-120}|" \
     "$OMPEMU_SRCDIR/tests/llvm/lit.site.cfg.in" >"$obj/lit.site.cfg" ||
   die "cannot write $obj/lit.site.cfg"
 
