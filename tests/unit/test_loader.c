@@ -578,6 +578,33 @@ static void test_missing_library(void **state) {
   free(m.d);
 }
 
+/* A DT_NEEDED library found only in the image's DT_RUNPATH. */
+static void test_runpath(void **state) {
+  char dir[] = "/tmp/test_loader_rp.XXXXXX", cmd[2048];
+  assert_non_null(mkdtemp(dir));
+  const char *cc = getenv("CC"), *src = getenv("OMPEMU_SRCDIR");
+  cc = cc && *cc ? cc : "cc";
+  src = src && *src ? src : ".";
+  snprintf(cmd, sizeof cmd,
+           "%s -shared -fPIC -o %s/libemudep.so %s/tests/unit/images/dep.c && "
+           "%s -shared -fPIC -o %s/needs.so %s/tests/unit/images/needs.c "
+           "-L%s -lemudep -Wl,--enable-new-dtags,-rpath,%s",
+           cc, dir, src, cc, dir, src, dir, dir);
+  assert_int_equal(system(cmd), 0);
+  snprintf(cmd, sizeof cmd, "%s/needs.so", dir);
+  FILE *f = fopen(cmd, "rb");
+  assert_non_null(f);
+  unsigned char buf[65536];
+  size_t n = fread(buf, 1, sizeof buf, f);
+  fclose(f);
+  struct emu_image *img = loader_load(0, code, buf, n, "needs");
+  assert_non_null(img);
+  assert_int_equal(SYM(img, int (*)(int), "call_dep")(6), 43);
+  loader_unload(img);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
 static void test_tls_undefined(void **state) {
   expect_reject(tls.data, tls.size,
                 "thread-local storage (PT_TLS) is not supported");
@@ -599,6 +626,7 @@ int main(void) {
       cmocka_unit_test(test_bad_segments),
       cmocka_unit_test(test_bad_relocations),
       cmocka_unit_test(test_bad_entries),
+      cmocka_unit_test(test_runpath),
       cmocka_unit_test(test_missing_library),
       cmocka_unit_test(test_tls_undefined),
   };
