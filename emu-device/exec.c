@@ -38,6 +38,7 @@
 #define MAX_WORKERS 16
 #define CIF_CACHE 64
 #define INLINE_ARGS 8
+#define FAST_NS 2000 /* a host spin longer than a futex round trip */
 
 enum cmd_kind { CMD_KERNEL, CMD_CALL, CMD_COPY, CMD_EVSET, CMD_EVWAIT, CMD_MARK };
 
@@ -64,6 +65,12 @@ struct cmd {
   uint64_t gen;
 };
 
+/* See "Adaptive spinning" below. */
+struct spin_budget {
+  _Atomic long ns;
+  _Atomic unsigned waits;
+};
+
 struct worker {
   struct exec_device *d;
   int idx;
@@ -74,6 +81,8 @@ struct worker {
   _Atomic uint32_t posted; /* futex word: bumped per command */
   _Atomic int sleeping;
   _Atomic int stop;
+  struct spin_budget idle_spin; /* the worker waiting for work */
+  struct spin_budget host_spin; /* hosts waiting for this worker */
   ffi_cif cif[CIF_CACHE]; /* only touched by the worker thread */
   unsigned char cif_ok[CIF_CACHE];
 };
@@ -122,27 +131,76 @@ static inline void cpu_relax(void) {
 #endif
 }
 
-/* Spin for up to SPIN_NS until *W != V.  1 if it changed.  After the
- * first couple of microseconds the spin yields the CPU between checks, so
- * on a loaded machine the thread we wait for can run on this core. */
-static int spin_while_eq(_Atomic uint32_t *w, uint32_t v, long spin_ns) {
+/* Adaptive spinning.  Spinning makes a hand-off cost a cache-line
+ * transfer instead of a futex wake-up, but only while both threads have a
+ * CPU: on a loaded machine a spinner burns the time slice the other thread
+ * needs and the scheduler then penalises it.  So each kind of wait keeps a
+ * budget: doubled (up to the OMPEMU_SPIN_US maximum) when a spin succeeds,
+ * dropped to 0 when it runs out; every 64th wait probes with at least 2 us
+ * so the budget recovers once the machine is quiet again. */
+static long budget_get(struct spin_budget *b, long max) {
+  long ns = atomic_load_explicit(&b->ns, memory_order_relaxed);
+  unsigned k = atomic_fetch_add_explicit(&b->waits, 1, memory_order_relaxed);
+  if ((k & 63) == 0 && ns < 2000)
+    ns = 2000 < max ? 2000 : max;
+  return ns;
+}
+
+static void budget_update(struct spin_budget *b, long used, int ok, long max) {
+  long ns = atomic_load_explicit(&b->ns, memory_order_relaxed);
+  if (ok)
+    ns = ns * 2 + 1000 > max ? max : ns * 2 + 1000;
+  else if (used > 0)
+    ns = 0;
+  atomic_store_explicit(&b->ns, ns, memory_order_relaxed);
+}
+
+/* Spin for up to SPIN_NS until *W != V.  1 if it changed; the time spent
+ * in *USED when USED is not NULL. */
+static int spin_while_eq(_Atomic uint32_t *w, uint32_t v, long spin_ns,
+                         long *used) {
+  if (used)
+    *used = 0;
   if (spin_ns <= 0)
     return atomic_load(w) != v;
-  long start = 0;
+  long start = 0, t = 0;
   for (unsigned i = 0;; i++) {
-    if (atomic_load_explicit(w, memory_order_acquire) != v)
+    if (atomic_load_explicit(w, memory_order_acquire) != v) {
+      if (used && start)
+        *used = now_ns() - start;
       return 1;
-    if (i < 256) {
-      cpu_relax();
-      continue;
     }
-    long t = now_ns();
-    if (!start)
-      start = t;
-    else if (t - start > spin_ns)
-      return 0;
-    sched_yield();
+    cpu_relax();
+    if ((i & 31) == 31) {
+      t = now_ns();
+      if (!start)
+        start = t;
+      else if (t - start > spin_ns) {
+        if (used)
+          *used = t - start;
+        return 0;
+      }
+    }
   }
+}
+
+/* The same with the adaptive budget B (maximum MAX).  With FAST_NS > 0 a
+ * spin that succeeds only after FAST_NS counts as a failure: a host that
+ * waited that long had better slept, leaving its CPU to the worker. */
+static int spin_adaptive(struct spin_budget *b, long max, long fast_ns,
+                         _Atomic uint32_t *w, uint32_t v) {
+  if (max <= 0)
+    return atomic_load(w) != v;
+  long ns = budget_get(b, max), used;
+  int ok = spin_while_eq(w, v, ns, &used);
+  budget_update(b, ns, ok && (fast_ns <= 0 || used < fast_ns), max);
+  return ok;
+}
+
+/* A host spins at most FAST_NS: beyond that a futex sleep costs less than
+ * the CPU time a spinning host takes from the worker on a busy machine. */
+static long host_max(const struct exec_device *d) {
+  return d->opt.spin_ns < FAST_NS ? d->opt.spin_ns : FAST_NS;
 }
 
 void exec_read_options(struct exec_options *o) {
@@ -192,9 +250,9 @@ static struct cmd *pop(struct worker *w) {
   return c;
 }
 
-/* Wait on the host (or a worker) until *ST is ST_DONE. */
-static void wait_done(_Atomic uint32_t *st, long spin_ns) {
-  if (spin_while_eq(st, ST_PENDING, spin_ns))
+/* Wait on the host until *ST, a command of worker W, is ST_DONE. */
+static void wait_done(struct worker *w, _Atomic uint32_t *st) {
+  if (spin_adaptive(&w->host_spin, host_max(w->d), FAST_NS, st, ST_PENDING))
     return;
   uint32_t exp = ST_PENDING;
   if (!atomic_compare_exchange_strong(st, &exp, ST_SLEEPING))
@@ -339,7 +397,7 @@ static void *worker_main(void *arg) {
     }
     if (atomic_load(&w->stop))
       break;
-    if (spin_while_eq(&w->posted, v, spin))
+    if (spin_adaptive(&w->idle_spin, spin, 0, &w->posted, v))
       continue;
     atomic_store(&w->sleeping, 1);
     if (atomic_load(&w->posted) == v && !atomic_load(&w->stop))
@@ -450,8 +508,9 @@ static int submit(struct exec_device *d, struct exec_stream **sp,
     push(s->w, c);
     return 0;
   }
-  push(my_w(d), c);
-  wait_done(&c->state, d->opt.spin_ns);
+  struct worker *w = my_w(d);
+  push(w, c);
+  wait_done(w, &c->state);
   return 0;
 }
 
@@ -532,22 +591,23 @@ int exec_sync(struct exec_device *d, struct exec_stream **sp) {
   struct exec_stream *s = *sp;
   if (!s)
     return 0;
-  /* Usually the work is short: watch DONE for a while before queueing a
-   * marker to sleep on. */
+  /* Usually the work is short: watch DONE for a while (the worker's host
+   * budget) before queueing a marker to sleep on. */
   if (exec_pending(s) && d->opt.spin_ns > 0) {
-    long start = 0;
+    struct worker *w = s->w;
+    long ns = budget_get(&w->host_spin, host_max(d)), start = 0, t = 0;
     for (unsigned i = 0; exec_pending(s); i++) {
-      if (i < 256) {
-        cpu_relax();
-        continue;
+      cpu_relax();
+      if ((i & 31) == 31) {
+        t = now_ns();
+        if (!start)
+          start = t;
+        else if (t - start > ns)
+          break;
       }
-      long t = now_ns();
-      if (!start)
-        start = t;
-      else if (t - start > d->opt.spin_ns)
-        break;
-      sched_yield();
     }
+    budget_update(&w->host_spin, ns, !exec_pending(s) && t - start < FAST_NS,
+                  host_max(d));
   }
   if (exec_pending(s)) {
     /* The marker runs after every command of S, so S is idle afterwards.
@@ -556,7 +616,7 @@ int exec_sync(struct exec_device *d, struct exec_stream **sp) {
     memset(&m, 0, sizeof m);
     m.kind = CMD_MARK;
     push(s->w, &m);
-    wait_done(&m.state, d->opt.spin_ns);
+    wait_done(s->w, &m.state);
   }
   free(s);
   *sp = NULL;
