@@ -1,7 +1,7 @@
 # Hand-lowered offload programs built with gcc only (host C + device C +
 # ompemu-wrap), run on a libomptarget by tests/lowered/run.sh (TAP).
-TESTS += tests/lowered/run.sh
-EXTRA_DIST += tests/lowered/run.sh tests/lowered/lowered.h \
+TESTS += tests/lowered/run.sh tests/lowered/run-llvm14.sh
+EXTRA_DIST += tests/lowered/run.sh tests/lowered/run-llvm14.sh tests/lowered/lowered.h \
 	tests/lowered/hello.host.c tests/lowered/hello.dev.c \
 	tests/lowered/global.host.c tests/lowered/global.dev.c \
 	tests/lowered/struct.host.c tests/lowered/struct.dev.c \
@@ -9,9 +9,7 @@ EXTRA_DIST += tests/lowered/run.sh tests/lowered/lowered.h \
 	tests/lowered/refcount.host.c tests/lowered/refcount.dev.c \
 	tests/lowered/dsolib.host.c tests/lowered/dsolib.dev.c \
 	tests/lowered/dsomain.c
-# run.sh needs the tools it drives.
-tests/lowered/run.log: ompemu-wrap$(EXEEXT) ompemu-dump$(EXEEXT)
 clean-local: clean-lowered
 clean-lowered:
-	-rm -rf tests/lowered/work
+	-rm -rf tests/lowered/work-ompemu tests/lowered/work-llvm14
 .PHONY: clean-lowered

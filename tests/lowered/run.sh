@@ -17,7 +17,6 @@ S=${OMPEMU_SRCDIR:?OMPEMU_SRCDIR is not set}
 CC=${CC:-cc}
 LLVM14_LIBDIR=${LLVM14_LIBDIR:-/usr/lib/llvm-14/lib}
 T=$S/tests/lowered
-W=$B/tests/lowered/work
 WRAP=$B/ompemu-wrap
 NTESTS=13
 
@@ -43,6 +42,7 @@ if [ "$mode" = none ] || [ ! -x "$WRAP" ]; then
   exit 0
 fi
 echo "# runtime: $mode"
+W=$B/tests/lowered/work-$mode
 
 case $mode in
   ompemu)

@@ -5,8 +5,6 @@
 TESTS += tests/tools/wrap.sh tests/tools/dump.sh
 EXTRA_DIST += tests/tools/wrap.sh tests/tools/dump.sh \
 	tests/tools/stubrt.c tests/tools/stubhost.c
-tests/tools/wrap.log: ompemu-wrap$(EXEEXT)
-tests/tools/dump.log: ompemu-wrap$(EXEEXT) ompemu-dump$(EXEEXT)
 clean-local: clean-tools-tests
 clean-tools-tests:
 	-rm -rf tests/tools/work-wrap tests/tools/work-dump
