@@ -266,6 +266,9 @@ hsa_status_t hsa_agent_get_info(hsa_agent_t agent, hsa_agent_info_t attr,
   case HSA_AGENT_INFO_QUEUE_MAX_SIZE:
     *(uint32_t *)value = a->is_gpu ? 1024 : 0;
     break;
+  case HSA_AGENT_INFO_WAVEFRONT_SIZE:
+    *(uint32_t *)value = 64;
+    break;
   case HSA_AGENT_INFO_WORKGROUP_MAX_SIZE:
     *(uint32_t *)value = 1024;
     break;

@@ -238,7 +238,11 @@ static void test_agents_and_init(void **state) {
   assert_int_equal(fake_hsa_log_count("hsa_queue_create"), 1);
   assert_int_equal(P.init(0), OFFLOAD_SUCCESS);
   assert_int_equal(fake_hsa_log_count("hsa_queue_create(gfx906#0"), 1);
-  assert_int_equal(P.init(2), OFFLOAD_FAIL);
+  capture_start();
+  int rc = P.init(2);
+  char *err = capture_end();
+  assert_int_equal(rc, OFFLOAD_FAIL);
+  assert_non_null(strstr(err, "hsa: error: init_device: no hsa device 2 (2 devices)"));
 }
 
 /* ---- images ---- */
@@ -526,6 +530,17 @@ static void test_globals(void **state) {
   assert_int_equal(P.retrieve(0, &out, dout, sizeof out), 0);
   assert_int_equal(out, 41);
   assert_int_equal(host_counter, 5); /* the host copy is untouched */
+  /* k_inc_counter is marked generic mode with a 128-wide default: a
+   * thread_limit gets one more wavefront, none gives the image's size. */
+  char line[1024];
+  assert_non_null(fake_hsa_log_line("kernel=k_inc_counter", line, sizeof line));
+  assert_non_null(strstr(line, "workgroup=128,1,1, grid=128,1,1"));
+  fake_hsa_log_clear();
+  assert_int_equal(P.run_team(0, t->EntriesBegin[2].addr, args, offs, 1, 3,
+                              100, 0),
+                   0);
+  assert_non_null(fake_hsa_log_line("kernel=k_inc_counter", line, sizeof line));
+  assert_non_null(strstr(line, "workgroup=164,1,1, grid=492,1,1"));
 }
 
 static void test_async(void **state) {
@@ -596,7 +611,9 @@ static void test_fptr_table(void **state) {
   assert_int_equal(P.retrieve(0, &translated, dtr, sizeof translated), 0);
   assert_int_equal(translated, 1);
   assert_int_equal(out, 42); /* device version: 2*21, host one gives 1042 */
-  assert_logged("translate_fptr(0x");
+  assert_logged("translate_fptr(executable=0x");
+  assert_logged(", table=0x00005e0000");
+  assert_logged(", 3 entries, 0x");
 }
 
 static void test_fptr_table_before_load(void **state) {

@@ -18,6 +18,10 @@ void k_add(int *a, const int *b, long n) {
 }
 
 void k_inc_counter(int *out) { *out = ++counter; }
+/* What clang 14 emits next to a kernel: generic (non-SPMD) mode, and a
+ * default work-group size. */
+const char k_inc_counter_exec_mode = 1;
+const unsigned short k_inc_counter_wg_size = 128;
 
 int dev_twice(int x) { return 2 * x; }
 

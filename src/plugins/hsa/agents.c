@@ -246,6 +246,10 @@ int hsa_agent_init(struct hsa_device *d) {
                            &d->wg_max) != HSA_STATUS_SUCCESS ||
       d->wg_max == 0)
     d->wg_max = 1024;
+  if (H.hsa_agent_get_info(d->agent, HSA_AGENT_INFO_WAVEFRONT_SIZE,
+                           &d->wavefront) != HSA_STATUS_SUCCESS ||
+      d->wavefront == 0)
+    d->wavefront = 64;
   if (H.hsa_agent_get_info(d->agent,
                            (hsa_agent_info_t)HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT,
                            &d->compute_units) != HSA_STATUS_SUCCESS ||

@@ -103,7 +103,8 @@ static int variable_address(struct hsa_device *d, hsa_executable_t exec,
 
 /* Fill K from kernel NAME (the "<NAME>.kd" symbol) of EXEC. */
 static int kernel_info(struct hsa_device *d, hsa_executable_t exec,
-                       const char *name, struct hsa_kernel *k) {
+                       const __tgt_device_image *img, const char *name,
+                       struct hsa_kernel *k) {
   char kd[512];
   if (snprintf(kd, sizeof kd, "%s.kd", name) >= (int)sizeof kd) {
     ompemu_error(HSA_WHO, "kernel name %s too long", name);
@@ -143,9 +144,17 @@ static int kernel_info(struct hsa_device *d, hsa_executable_t exec,
   }
   k->dev = d;
   k->name = name;
+  char var[512];
+  snprintf(var, sizeof var, "%s_exec_mode", name);
+  if (hsa_elf_symbol_value(img, var, &k->exec_mode, 1) != 0)
+    k->exec_mode = 0;
+  snprintf(var, sizeof var, "%s_wg_size", name);
+  if (hsa_elf_symbol_value(img, var, &k->wg_size, 2) != 0)
+    k->wg_size = 0;
   ompemu_trace(2, HSA_WHO, "device %d: kernel %s object 0x%016lx kernarg %u "
-               "group %u private %u", d->id, name, (unsigned long)k->object,
-               k->kernarg_size, k->group_size, k->private_size);
+               "group %u private %u exec_mode %u wg_size %u", d->id, name,
+               (unsigned long)k->object, k->kernarg_size, k->group_size,
+               k->private_size, k->exec_mode, k->wg_size);
   return 0;
 }
 
@@ -182,7 +191,7 @@ static int build_entries(struct hsa_device *d, struct hsa_image *im,
     *e = *h;
     if (h->size == 0 && !(h->flags & (OMP_DECLARE_TARGET_FPTR |
                                       OMP_DECLARE_TARGET_LINK))) {
-      if (kernel_info(d, im->exec, h->name, &im->kernels[i]) != 0)
+      if (kernel_info(d, im->exec, img, h->name, &im->kernels[i]) != 0)
         return -1;
       e->addr = &im->kernels[i];
       continue;
@@ -283,6 +292,21 @@ __tgt_rtl_load_binary(int32_t id, __tgt_device_image *img) {
                OMPEMU_P(img->ImageStart), (unsigned long)im->exec.handle,
                (long)(im->table.EntriesEnd - im->table.EntriesBegin));
   return &im->table;
+}
+
+/* Is K a kernel of an image loaded on D?  (Entry pointers come from the
+ * runtime; a stale or foreign one must not be dereferenced.) */
+int hsa_kernel_known(struct hsa_device *d, const struct hsa_kernel *k) {
+  int found = 0;
+  pthread_mutex_lock(&d->lock);
+  for (struct hsa_image *im = d->images; im && !found; im = im->next) {
+    size_t n = (size_t)(im->table.EntriesEnd - im->table.EntriesBegin);
+    found = k >= im->kernels && k < im->kernels + n &&
+            ((uintptr_t)k - (uintptr_t)im->kernels) % sizeof *k == 0 &&
+            k->object != 0;
+  }
+  pthread_mutex_unlock(&d->lock);
+  return found;
 }
 
 /* Write D's fptr table address and size into IM's two device globals when

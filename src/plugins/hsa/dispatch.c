@@ -4,7 +4,10 @@
  * the packet processor never sees half a packet), the doorbell rung, and
  * the completion signal waited on (or left on the async_info's list).
  *
- * Defaults: thread_limit 0 -> 256 work-items per work-group; num_teams 0 ->
+ * Work-group size: thread_limit when given, plus one wavefront for the
+ * main thread when the kernel is in generic mode (<kernel>_exec_mode == 1,
+ * as clang 14 marks non-SPMD target regions); thread_limit 0 -> the
+ * kernel's <kernel>_wg_size if the image has one, else 256.  num_teams 0 ->
  * one work-group per compute unit.  Both are clamped to what the agent
  * reports (HSA_AGENT_INFO_WORKGROUP_MAX_SIZE, 32-bit grid).  The grid is
  * one-dimensional: grid_size_x = teams * workgroup.
@@ -76,12 +79,14 @@ int hsa_launch(int32_t id, void *entry, void **args, ptrdiff_t *offsets,
   if (!d)
     return OFFLOAD_FAIL;
   struct hsa_kernel *k = entry;
-  if (!k || k->dev != d) {
+  if (!hsa_kernel_known(d, k)) {
     ompemu_error(HSA_WHO, "run_target_region: entry " OMPEMU_PTR " is not a "
                  "kernel loaded on hsa device %d", OMPEMU_P(entry), id);
     return OFFLOAD_FAIL;
   }
-  uint32_t wg = threads > 0 ? (uint32_t)threads : HSA_DEFAULT_WG;
+  uint32_t wg = k->wg_size ? k->wg_size : HSA_DEFAULT_WG;
+  if (threads > 0)
+    wg = (uint32_t)threads + (k->exec_mode == 1 ? d->wavefront : 0);
   if (wg > d->wg_max)
     wg = d->wg_max;
   uint64_t groups = teams > 0 ? (uint64_t)teams : d->compute_units;

@@ -65,6 +65,8 @@ struct hsa_kernel {
   const char *name; /* host entry name (owned by the host image) */
   uint64_t object;  /* kernel descriptor address for the AQL packet */
   uint32_t kernarg_size, group_size, private_size;
+  uint8_t exec_mode; /* <name>_exec_mode: 1 generic, 2 SPMD, 3 generic-SPMD; 0 absent */
+  uint16_t wg_size;  /* <name>_wg_size, 0 absent */
 };
 
 /* One image loaded on one device. */
@@ -87,7 +89,7 @@ struct hsa_device {
   int initialized;
   hsa_queue_t *queue;
   struct hsa_mem_src dev_mem; /* coarse-grained device-local */
-  uint32_t compute_units, wg_max;
+  uint32_t compute_units, wg_max, wavefront;
   struct hsa_image *images;
   void *fptr_table; /* device copy of the fptr table, or NULL */
   uint64_t fptr_size;
@@ -124,6 +126,10 @@ void hsa_agent_fini(struct hsa_device *d);
 uint32_t hsa_mach_from_name(const char *name);
 const char *hsa_mach_name(uint32_t mach);
 
+/* elf_sym.c */
+int hsa_elf_symbol_value(const __tgt_device_image *img, const char *name,
+                         void *out, size_t size);
+
 /* memory.c */
 void *hsa_mem_alloc(struct hsa_device *d, const struct hsa_mem_src *src,
                     size_t size, const char *what);
@@ -135,6 +141,7 @@ int hsa_copy_d2h(struct hsa_device *d, void *hst, const void *tgt,
 
 /* code_object.c */
 void hsa_images_unload(struct hsa_device *d);
+int hsa_kernel_known(struct hsa_device *d, const struct hsa_kernel *k);
 int hsa_fptr_apply(struct hsa_device *d, struct hsa_image *im);
 
 /* async.c: work queued for one __tgt_async_info (its Queue field). */

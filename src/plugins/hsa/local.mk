@@ -10,6 +10,7 @@ libomptarget_rtl_hsa_la_SOURCES = \
 	src/plugins/hsa/memory.c \
 	src/plugins/hsa/async.c \
 	src/plugins/hsa/code_object.c \
+	src/plugins/hsa/elf_sym.c \
 	src/plugins/hsa/dispatch.c \
 	src/plugins/hsa/errors.c
 libomptarget_rtl_hsa_la_CPPFLAGS = $(AM_CPPFLAGS) $(HSA_CPPFLAGS)
