@@ -169,6 +169,29 @@ static size_t round_up(size_t x, size_t al) {
   return (x + al - 1) / al * al;
 }
 
+/* 1 if no mapping of /proc/self/maps overlaps [LO, HI); else 0 with the
+ * first overlapping mapping in *OLO, *OHI. */
+static int range_is_free(uintptr_t lo, uintptr_t hi, uintptr_t *olo,
+                         uintptr_t *ohi) {
+  *olo = *ohi = 0;
+  FILE *f = fopen("/proc/self/maps", "r");
+  if (!f)
+    return 0;
+  char line[512];
+  int free_ = 1;
+  while (fgets(line, sizeof line, f)) {
+    unsigned long a, b;
+    if (sscanf(line, "%lx-%lx", &a, &b) == 2 && a < hi && b > lo) {
+      *olo = a;
+      *ohi = b;
+      free_ = 0;
+      break;
+    }
+  }
+  fclose(f);
+  return free_;
+}
+
 struct emu_arena *arena_create(const char *what, int dev, uintptr_t base,
                                size_t capacity, size_t align) {
   if (align == 0 || (align & (align - 1)) || capacity == 0 ||
@@ -195,15 +218,26 @@ struct emu_arena *arena_create(const char *what, int dev, uintptr_t base,
     return NULL;
   }
   if ((uintptr_t)m != base) {
-    /* A kernel without MAP_FIXED_NOREPLACE took the address as a hint. */
+    /* A kernel (or valgrind) without MAP_FIXED_NOREPLACE took the address
+     * as a hint.  Check in /proc/self/maps that the range is free and
+     * take it with MAP_FIXED; the base never changes. */
     munmap(m, capacity);
-    ompemu_error("emu", "device %d: cannot reserve the %s range [" OMPEMU_PTR
-                 ", " OMPEMU_PTR "): the kernel offered " OMPEMU_PTR
-                 " instead (range taken, or no MAP_FIXED_NOREPLACE)", dev,
-                 what, OMPEMU_P(base), OMPEMU_P(base + capacity),
-                 OMPEMU_P(m));
-    free(a);
-    return NULL;
+    m = MAP_FAILED;
+    uintptr_t lo, hi;
+    if (range_is_free(base, base + capacity, &lo, &hi))
+      m = mmap((void *)base, capacity, PROT_READ | PROT_WRITE,
+               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+    if (m != (void *)base) {
+      if (m != MAP_FAILED)
+        munmap(m, capacity);
+      ompemu_error("emu", "device %d: cannot reserve the %s range [" OMPEMU_PTR
+                   ", " OMPEMU_PTR "): the kernel offered another address and "
+                   "[" OMPEMU_PTR ", " OMPEMU_PTR ") is mapped there", dev,
+                   what, OMPEMU_P(base), OMPEMU_P(base + capacity),
+                   OMPEMU_P(lo), OMPEMU_P(hi));
+      free(a);
+      return NULL;
+    }
   }
   pthread_mutex_init(&a->lock, NULL);
   snprintf(a->what, sizeof a->what, "%s", what);
