@@ -7,6 +7,7 @@
 #include "arena.h"
 #include "gdbjit.h"
 #include "loader_internal.h"
+#include "tls.h"
 #include "trace.h"
 
 #include <stdio.h>
@@ -46,9 +47,6 @@ static int layout(struct emu_image *img, const struct elf_file *f,
   size_t nload = 0;
   for (size_t i = 0; i < f->phnum; i++) {
     const Elf64_Phdr *p = &f->ph[i];
-    if (p->p_type == PT_TLS)
-      return why_fail(img->why, EMU_WHY,
-                      "thread-local storage (PT_TLS) is not supported");
     if (p->p_type != PT_LOAD)
       continue;
     if (p->p_filesz > p->p_memsz)
@@ -109,6 +107,41 @@ static int protect_pages(struct emu_image *img, size_t first, size_t n,
                       OMPEMU_P((char *)img->mem + p * EMU_PAGE),
                       (q - p) * EMU_PAGE);
     p = q;
+  }
+  return 0;
+}
+
+/* Largest TLS block of one image (per thread), and alignment. */
+#define EMU_TLS_MAX (16UL << 20)
+
+/* Create IMG's TLS module from F's PT_TLS, if any, its template in the
+ * loaded copy. */
+static int setup_tls(struct emu_image *img, const struct elf_file *f) {
+  for (size_t i = 0; i < f->phnum; i++) {
+    const Elf64_Phdr *p = &f->ph[i];
+    if (p->p_type != PT_TLS)
+      continue;
+    if (img->tls)
+      return why_fail(img->why, EMU_WHY, "more than one PT_TLS");
+    if (p->p_filesz > p->p_memsz || p->p_memsz > EMU_TLS_MAX ||
+        (p->p_align & (p->p_align - 1)) || p->p_align > EMU_PAGE)
+      return why_fail(img->why, EMU_WHY,
+                      "PT_TLS (segment %zu) has bad sizes: p_filesz 0x%lx, "
+                      "p_memsz 0x%lx (at most 0x%lx), p_align 0x%lx",
+                      i, (unsigned long)p->p_filesz, (unsigned long)p->p_memsz,
+                      EMU_TLS_MAX, (unsigned long)p->p_align);
+    if (!img_has(img, p->p_vaddr, p->p_filesz))
+      return why_fail(img->why, EMU_WHY,
+                      "PT_TLS template [0x%lx, +0x%lx) lies outside the image "
+                      "span [0x%lx, 0x%lx)",
+                      (unsigned long)p->p_vaddr, (unsigned long)p->p_filesz,
+                      (unsigned long)img->vlo, (unsigned long)img->vhi);
+    img->tls = tls_create(img_ptr(img, p->p_vaddr), p->p_filesz, p->p_memsz,
+                          p->p_align);
+    if (!img->tls)
+      return why_fail(img->why, EMU_WHY,
+                      "cannot create a thread-local storage module");
+    img->tls_memsz = p->p_memsz;
   }
   return 0;
 }
@@ -236,6 +269,7 @@ static void run_fini(struct emu_image *img) {
 static void destroy(struct emu_image *img) {
   if (img->gdb)
     gdbjit_unregister(img->gdb);
+  tls_destroy(img->tls);
   if (img->mem) {
     if (mprotect(img->mem, img->memsize, PROT_READ | PROT_WRITE) != 0)
       ompemu_error("emu", "image %s: mprotect of " OMPEMU_PTR
@@ -298,6 +332,8 @@ struct emu_image *loader_load(int dev, struct emu_arena *code,
   }
   img->base = (uintptr_t)img->mem - img->vlo;
   map_segments(img, &f);
+  if (setup_tls(img, &f) != 0)
+    goto fail;
 
   const Elf64_Phdr *dyn = NULL;
   for (size_t i = 0; i < f.phnum; i++)

@@ -6,6 +6,7 @@ emu_loader_sources += \
 	emu-device/dynamic.c emu-device/relocate.c \
 	emu-device/loader_syms.c emu-device/symbols.c emu-device/symbols.h \
 	emu-device/reloc.h emu-device/reloc_x86_64.c \
+	emu-device/tls.c emu-device/tls.h \
 	emu-device/gdbjit.c emu-device/gdbjit.h
 
 # libFuzzer harness of the loader (--enable-fuzzing): built with

@@ -47,6 +47,9 @@ struct emu_image {
   uintptr_t *symcache;      /* per dynamic symbol, during relocation only */
   unsigned char *symstate;  /* 0 unresolved, 1 resolved, 2 own ifunc */
 
+  struct emu_tls *tls; /* PT_TLS module, or NULL */
+  uint64_t tls_memsz;
+
   struct emu_symtab syms;
   struct __tgt_offload_entry *entries; /* aligned copy, malloc'd */
   size_t nentries;

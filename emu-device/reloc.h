@@ -14,7 +14,9 @@ enum emu_reloc_kind {
   RK_PLT,       /* S + A into a PLT slot (bound now) */
   RK_IRELATIVE, /* resolver (B + A) called, its result stored */
   RK_COPY,      /* executables only: refused */
-  RK_TLS,       /* thread-local storage: refused */
+  RK_DTPMOD,    /* TLS module id (dynamic model) */
+  RK_DTPOFF,    /* offset in the module's TLS block (dynamic model) */
+  RK_TLS,       /* other thread-local storage models: refused */
   RK_UNKNOWN    /* anything else: refused */
 };
 

@@ -24,7 +24,9 @@ enum emu_reloc_kind reloc_kind(uint32_t type) {
   case R_X86_64_COPY:
     return RK_COPY;
   case R_X86_64_DTPMOD64:
+    return RK_DTPMOD;
   case R_X86_64_DTPOFF64:
+    return RK_DTPOFF;
   case R_X86_64_TPOFF64:
   case R_X86_64_TLSDESC:
     return RK_TLS;

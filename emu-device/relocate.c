@@ -8,6 +8,7 @@
 #include "devicertl.h"
 #include "loader_internal.h"
 #include "reloc.h"
+#include "tls.h"
 #include "trace.h"
 
 #include <dlfcn.h>
@@ -97,9 +98,9 @@ static int resolve_uncached(struct emu_image *img, uint64_t idx,
                     (unsigned long)img->dyn[DT_STRSZ]);
   if (ELF64_ST_TYPE(s.st_info) == STT_TLS)
     return why_fail(img->why, EMU_WHY,
-                    "thread-local symbol '%s' (thread-local storage is not "
-                    "supported)",
-                    name);
+                    "relocation %zu at 0x%lx: thread-local symbol '%s' used "
+                    "as an address",
+                    relno, (unsigned long)r_offset, name);
   if (s.st_shndx == SHN_ABS) {
     *value = s.st_value;
     return 0;
@@ -122,7 +123,11 @@ static int resolve_uncached(struct emu_image *img, uint64_t idx,
   /* After the device runtime, the dynamic linker's own order: the global
    * scope (so interposers such as ASan's or an LD_PRELOAD'ed malloc win, as
    * they do for the host), then the image's own dependencies. */
-  void *p = devicertl_lookup(name);
+  void *p = NULL;
+  if (img->tls && strcmp(name, "__tls_get_addr") == 0)
+    p = tls_get_addr_fn(); /* the image's TLS lives in its own module */
+  if (!p)
+    p = devicertl_lookup(name);
   if (!p) {
     if (!img->handles_open && open_needed(img) != 0)
       return -1;
@@ -137,6 +142,44 @@ static int resolve_uncached(struct emu_image *img, uint64_t idx,
                     "the process",
                     name, relno, (unsigned long)r_offset);
   *value = (uintptr_t)p;
+  return 0;
+}
+
+/* The offset in IMG's TLS block that relocation RELNO of type TYPE with
+ * symbol IDX and ADDEND means, in *OFF: the symbol must be a thread-local
+ * one of IMG itself (or IDX 0: the module itself). */
+static int tls_offset(struct emu_image *img, uint32_t type, uint64_t idx,
+                      int64_t addend, size_t relno, uint64_t *off) {
+  uint64_t v = 0;
+  if (!img->tls)
+    return why_fail(img->why, EMU_WHY,
+                    "relocation %zu: %s in an image without PT_TLS", relno,
+                    reloc_name(type));
+  if (idx != 0) {
+    if (idx >= img->nsyms)
+      return why_fail(img->why, EMU_WHY,
+                      "relocation %zu: symbol index %lu beyond the symbol "
+                      "table (%lu symbols)",
+                      relno, (unsigned long)idx, (unsigned long)img->nsyms);
+    Elf64_Sym s;
+    dyn_symbol(img, idx, &s);
+    const char *name = dyn_string(img, s.st_name);
+    if (s.st_shndx == SHN_UNDEF || ELF64_ST_TYPE(s.st_info) != STT_TLS)
+      return why_fail(img->why, EMU_WHY,
+                      "relocation %zu (%s): symbol '%s' is not a thread-local "
+                      "variable of this image (thread-local storage of other "
+                      "modules is not supported)",
+                      relno, reloc_name(type), name ? name : "?");
+    v = s.st_value;
+  }
+  v += (uint64_t)addend;
+  if (v > img->tls_memsz)
+    return why_fail(img->why, EMU_WHY,
+                    "relocation %zu (%s): offset 0x%lx beyond the TLS block "
+                    "(0x%lx bytes)",
+                    relno, reloc_name(type), (unsigned long)v,
+                    (unsigned long)img->tls_memsz);
+  *off = v;
   return 0;
 }
 
@@ -204,8 +247,9 @@ static int apply_rela(struct emu_image *img, const char *what, uint64_t vaddr,
                       i, (unsigned long)r.r_offset, reloc_name(type));
     case RK_TLS:
       return why_fail(img->why, EMU_WHY,
-                      "%s relocation %zu at 0x%lx: %s needs thread-local "
-                      "storage, which is not supported",
+                      "%s relocation %zu at 0x%lx: %s (initial-exec or "
+                      "descriptor thread-local storage) is not supported; "
+                      "build with the global-dynamic TLS model",
                       what, i, (unsigned long)r.r_offset, reloc_name(type));
     case RK_UNKNOWN:
       return why_fail(img->why, EMU_WHY,
@@ -230,7 +274,15 @@ static int apply_rela(struct emu_image *img, const char *what, uint64_t vaddr,
                       what, i, reloc_name(type), (unsigned long)r.r_offset);
     uintptr_t v = 0;
     int ifunc = 0;
-    if (k == RK_IRELATIVE) {
+    if (k == RK_DTPMOD || k == RK_DTPOFF) {
+      if (pass == 1)
+        continue;
+      uint64_t off = 0;
+      if (tls_offset(img, type, idx, k == RK_DTPOFF ? r.r_addend : 0, i,
+                     &off) != 0)
+        return -1;
+      v = k == RK_DTPMOD ? tls_module_id(img->tls) : off;
+    } else if (k == RK_IRELATIVE) {
       if (pass == 0)
         continue;
       if (call_resolver(img, img->base + (uintptr_t)r.r_addend, i, &v) != 0)

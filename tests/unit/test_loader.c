@@ -10,6 +10,7 @@
 
 #include <elf.h>
 #include <ompemu/abi.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -45,7 +46,7 @@ struct blob {
   unsigned char *data;
   size_t size;
 };
-static struct blob good, tls, undef, rtlonly, odd;
+static struct blob good, tls, tlsie, undef, rtlonly, odd;
 static struct blob relr; /* empty if the linker lacks DT_RELR */
 
 static int build(const char *name, const char *extra, struct blob *b) {
@@ -77,6 +78,7 @@ static int setup(void **state) {
   if (!mkdtemp(tmpdir))
     return -1;
   if (build("good", "-lm", &good) || build("tls", "", &tls) ||
+      build("tls", "-ftls-model=initial-exec", &tlsie) ||
       build("undef", "", &undef) || build("rtlonly", "", &rtlonly) || build("odd", "", &odd))
     return -1;
   if (build("good", "-lm -Wl,-z,pack-relative-relocs", &relr) != 0)
@@ -90,6 +92,7 @@ static int teardown(void **state) {
   arena_destroy(code);
   free(good.data);
   free(tls.data);
+  free(tlsie.data);
   free(undef.data);
   free(rtlonly.data);
   free(odd.data);
@@ -520,7 +523,9 @@ static void test_bad_relocations(void **state) {
   r->r_info = ELF64_R_INFO(0, R_X86_64_PC32);
   expect_reject(m.d, m.size, "R_X86_64_PC32");
   r->r_info = ELF64_R_INFO(1, R_X86_64_TPOFF64);
-  expect_reject(m.d, m.size, "thread-local storage");
+  expect_reject(m.d, m.size, "initial-exec");
+  r->r_info = ELF64_R_INFO(0, R_X86_64_DTPMOD64);
+  expect_reject(m.d, m.size, "R_X86_64_DTPMOD64 in an image without PT_TLS");
   *r = saved;
   Elf64_Rela *j = mut_rela(&m, DT_JMPREL, 0), js = *j;
   j->r_info = ELF64_R_INFO(0xffffff, R_X86_64_JUMP_SLOT);
@@ -605,9 +610,53 @@ static void test_runpath(void **state) {
   assert_int_equal(system(cmd), 0);
 }
 
+struct tls_run {
+  struct emu_image *img;
+  int first, second, ld;
+  int *addr;
+};
+
+static void *tls_thread(void *arg) {
+  struct tls_run *r = arg;
+  r->first = SYM(r->img, int (*)(void), "bump")();
+  r->second = SYM(r->img, int (*)(void), "bump")();
+  r->ld = SYM(r->img, int (*)(int), "ld")(1);
+  r->addr = SYM(r->img, int *(*)(void), "counter_addr")();
+  return NULL;
+}
+
+/* Global- and local-dynamic TLS: one block per thread and image, made from
+ * the image's template. */
+static void test_tls(void **state) {
+  struct emu_image *i1 = loader_load(0, code, tls.data, tls.size, "tls1");
+  struct emu_image *i2 = loader_load(0, code, tls.data, tls.size, "tls2");
+  assert_non_null(i1);
+  assert_non_null(i2);
+  struct tls_run main1 = {i1}, main2 = {i2}, other = {i1};
+  tls_thread(&main1);
+  assert_int_equal(main1.first, 4);
+  assert_int_equal(main1.second, 5);
+  assert_int_equal(main1.ld, 5);
+  assert_int_equal(SYM(i1, int (*)(int), "ld")(1), 10);
+  /* Another image: its own block, fresh from the template. */
+  tls_thread(&main2);
+  assert_int_equal(main2.first, 4);
+  assert_ptr_not_equal(main1.addr, main2.addr);
+  /* Another thread: its own block. */
+  pthread_t t;
+  assert_int_equal(pthread_create(&t, NULL, tls_thread, &other), 0);
+  pthread_join(t, NULL);
+  assert_int_equal(other.first, 4);
+  assert_int_equal(other.ld, 5);
+  assert_ptr_not_equal(other.addr, main1.addr);
+  assert_int_equal(*main1.addr, 5);
+  /* A thread still holding a block when its image goes away. */
+  loader_unload(i2);
+  loader_unload(i1);
+}
+
 static void test_tls_undefined(void **state) {
-  expect_reject(tls.data, tls.size,
-                "thread-local storage (PT_TLS) is not supported");
+  expect_reject(tlsie.data, tlsie.size, "R_X86_64_TPOFF64 (initial-exec");
   expect_reject(undef.data, undef.size,
                 "undefined symbol 'emu_missing_function'");
 }
@@ -628,6 +677,7 @@ int main(void) {
       cmocka_unit_test(test_bad_entries),
       cmocka_unit_test(test_runpath),
       cmocka_unit_test(test_missing_library),
+      cmocka_unit_test(test_tls),
       cmocka_unit_test(test_tls_undefined),
   };
   return cmocka_run_group_tests_name("loader", tests, setup, teardown);
