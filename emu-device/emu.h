@@ -75,7 +75,4 @@ struct emu_loaded *emu_image_of(struct emu_device *d, const void *addr);
 /* Give IMAGE the device's current fptr table (plugin_fptr.c). */
 int emu_fptr_apply(struct emu_device *d, struct emu_loaded *l);
 
-/* Unload every image of D (at plugin shutdown). */
-void emu_unload_all(struct emu_device *d);
-
 #endif

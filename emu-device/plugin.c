@@ -130,16 +130,6 @@ static void unload(struct emu_device *d, struct emu_loaded *l) {
   free(l);
 }
 
-void emu_unload_all(struct emu_device *d) {
-  pthread_mutex_lock(&d->lock);
-  while (d->images) {
-    struct emu_loaded *l = d->images;
-    d->images = l->next;
-    unload(d, l);
-  }
-  pthread_mutex_unlock(&d->lock);
-}
-
 EMU_EXPORT int32_t __tgt_rtl_register_lib(__tgt_bin_desc *desc) {
   return OFFLOAD_SUCCESS;
 }

@@ -214,6 +214,30 @@ static void test_call(void **state) {
   assert_int_equal(got, -1);
 }
 
+/* OMPEMU_SERIAL: one worker, and even a synchronous copy waits for the
+ * work queued before it. */
+static void test_serial(void **state) {
+  (void)state;
+  struct exec_options o;
+  exec_read_options(&o);
+  o.serial = 1;
+  o.workers = 1;
+  struct exec_device *sd = exec_device_create(2, &o);
+  assert_non_null(sd);
+  struct exec_stream *q = NULL;
+  struct emu_devctx ctx = {2, NULL, 0, 0, 0};
+  void *ms[1] = {(void *)(uintptr_t)50};
+  atomic_store(&flag, 0);
+  assert_int_equal(exec_launch(sd, &q, (void *)k_set_flag, ms, NULL, 1, &ctx),
+                   0);
+  int src = 5, dst = 0;
+  assert_int_equal(exec_copy(sd, NULL, &dst, &src, sizeof src), 0);
+  assert_int_equal(atomic_load(&flag), 1); /* the copy ran after the kernel */
+  assert_int_equal(dst, 5);
+  assert_int_equal(exec_sync(sd, &q), 0);
+  exec_device_destroy(sd);
+}
+
 static void k_empty(void *a) { (void)a; }
 
 static long ns(void) {
@@ -266,6 +290,7 @@ int main(void) {
       cmocka_unit_test(test_async_order),
       cmocka_unit_test(test_events),
       cmocka_unit_test(test_call),
+      cmocka_unit_test(test_serial),
       cmocka_unit_test(test_latency),
   };
   return cmocka_run_group_tests_name("emu exec", tests, setup, teardown);
