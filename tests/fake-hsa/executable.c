@@ -185,6 +185,10 @@ hsa_status_t hsa_executable_load_agent_code_object(
     if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_machine != 224) {
       st = HSA_STATUS_ERROR_INVALID_CODE_OBJECT;
       why = "not an AMDGPU ELF";
+    } else if (eh.e_ident[EI_OSABI] == 64 /* ELFOSABI_AMDGPU_HSA */) {
+      st = HSA_STATUS_ERROR_INVALID_CODE_OBJECT;
+      why = "a real AMDGPU code object: the double only runs patched host "
+            "shared objects";
     } else if ((eh.e_flags & 0xff) != a->mach) {
       st = HSA_STATUS_ERROR_INCOMPATIBLE_ARGUMENTS;
       why = "code object mach differs from the agent's";

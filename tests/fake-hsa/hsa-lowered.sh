@@ -15,7 +15,7 @@ F=$S/tests/lowered/fptr
 W=$B/tests/fake-hsa/work
 FAKE=$B/tests/fake-hsa/.libs
 MK=$S/tests/fake-hsa/mk-code-object.sh
-NTESTS=13
+NTESTS=14
 
 echo "1..$NTESTS"
 if [ ! -x "$B/ompemu-wrap" ] || [ ! -x "$B/ompemu-run" ] ||
@@ -153,5 +153,26 @@ step "$CC" $CFLAGS_L -shared -fPIC -o hello_x86.dev.so "$T/hello.dev.c" &&
     OMPEMU_TRACE=1 "$B/ompemu-run" ./hello_x86 &&
   step grep -q "hsa: hsa_init failed (status 0x1008" "$log"
 report "hsa_init failing: the hsa plugin has 0 devices with a note, emu runs" $?
+# A real code object from clang-14 for gfx906: its e_flags (with feature
+# bits) decode to the agent's ISA and the plugin accepts it; the double
+# cannot run GPU code, so the load fails with the HSA call and status named.
+: >"$log"
+if [ -n "${CLANG14:-}" ] && command -v "$CLANG14" >/dev/null 2>&1 &&
+   [ -f "${LLVM14_LIBDIR:-/usr/lib/llvm-14/lib}/libomptarget-new-amdgpu-gfx906.bc" ]; then
+  printf '%s\n' 'int main(void) { int x = 0;' \
+    '#pragma omp target map(tofrom: x)' 'x = 1;' 'return !x; }' >amdgcn.c
+  if step "$CLANG14" -fopenmp -fopenmp-targets=amdgcn-amd-amdhsa \
+       -Xopenmp-target=amdgcn-amd-amdhsa -march=gfx906 amdgcn.c -o amdgcn; then
+    on_hsa ./amdgcn
+    step grep -q "hsa: image 0x[0-9a-f]* accepted: mach 0x2f (gfx906) runs on device 0" "$log" &&
+      step grep -q "hsa: error: hsa_executable_load_agent_code_object failed (status 0x1010" "$log" &&
+      step grep -q "a real AMDGPU code object" amdgcn.fake
+    report "clang-14 gfx906 code object: accepted by ISA, load error names the HSA call" $?
+  else
+    n=$((n + 1)); echo "ok $n # SKIP clang-14 cannot build for amdgcn here"
+  fi
+else
+  n=$((n + 1)); echo "ok $n # SKIP no clang-14 or no amdgcn device runtime"
+fi
 [ $n -eq $NTESTS ] || echo "# ran $n of $NTESTS"
 exit 0
