@@ -1,8 +1,11 @@
 /* A stand-in libomptarget for the tool tests: it prints what the wrapper
  * object's constructor and destructor hand it (image info, descriptor,
  * images, host entries), so a test can compare that with the files it
- * wrapped.  Built without STUB_IMAGE_INFO it lacks
+ * wrapped, and whether the unwinder can walk out of the constructor
+ * (it needs the wrapper's .eh_frame to get past it).  Built without
+ * STUB_IMAGE_INFO it lacks
  * __tgt_register_image_info, like LLVM 14's runtime. */
+#include <execinfo.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,6 +23,9 @@ void __tgt_register_image_info(__tgt_image_info *info) {
 
 void __tgt_register_lib(__tgt_bin_desc *desc) {
   registered = desc;
+  void *frames[64];
+  /* stub, ctor, then libc's or ld.so's init loop and beyond. */
+  printf("unwind_through_ctor=%d\n", backtrace(frames, 64) >= 4);
   printf("register_lib images=%d entries=%ld\n", desc->NumDeviceImages,
          (long)(desc->HostEntriesEnd - desc->HostEntriesBegin));
   for (int i = 0; i < desc->NumDeviceImages; i++) {

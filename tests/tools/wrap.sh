@@ -83,6 +83,13 @@ check "relocations in .data.rel.ro: 13 x R_X86_64_64 (images, bounds, archs)" sh
   test \$(grep -c '__start_omp_offloading_entries + 0' d.rel) -eq 3 &&
   test \$(grep -c '__stop_omp_offloading_entries + 0' d.rel) -eq 3 &&
   grep -Eq '\.omp_offloading\.device_image\.1 \+ $(printf %x "$size_dev")\$' d.rel"
+check ".eh_frame: a CIE and one FDE per function, sized as the functions" sh -c "
+  grep -Eq '\] \.eh_frame +X86_64_UNWIND .* A +0 +0 +8\$' sec.txt &&
+  readelf --debug-dump=frames out.o > frames.txt &&
+  test \$(grep -c ' FDE ' frames.txt) -eq 2 &&
+  regsz=\$(printf %016x \$(awk '\$NF==\".omp_offloading.descriptor_reg\" {print \$3}' sym.txt)) &&
+  grep -q \"pc=0000000000000000..\$regsz\" frames.txt &&
+  test \$(grep -c 'R_X86_64_PC32 .* \.omp_offloading\.descriptor_\(un\)\?reg + 0' rel.txt) -eq 2"
 check "init/fini arrays point at the ctor/dtor" sh -c "
   sed -n '/rela.init_array.1/,/^\$/p' rel.txt | grep -q 'R_X86_64_64 .* \.omp_offloading\.descriptor_reg + 0' &&
   sed -n '/rela.fini_array.1/,/^\$/p' rel.txt | grep -q 'R_X86_64_64 .* \.omp_offloading\.descriptor_unreg + 0'"
@@ -96,6 +103,7 @@ expect() {
   has "$1" '^image_info version=1 image=0 of=2 arch=gfx906$' &&
     has "$1" '^image_info version=1 image=1 of=2 arch=x86-64$' &&
     has "$1" '^register_lib images=2 entries=2$' &&
+    has "$1" '^unwind_through_ctor=1$' &&
     has "$1" "^image 0 size=$size_amd magic=ELF aligned16=1 same_entries=1\$" &&
     has "$1" "^image 1 size=$size_dev magic=ELF aligned16=1 same_entries=1\$" &&
     has "$1" '^entry __omp_offloading_stub_kernel size=0 flags=0$' &&

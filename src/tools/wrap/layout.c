@@ -52,8 +52,9 @@ int wrap_build(struct ow_obj *obj, const struct wrap_opts *opts) {
   int fini = ow_section(obj, ".fini_array.1", SHT_FINI_ARRAY,
                         SHF_ALLOC | SHF_WRITE, 8);
   int note = ow_section(obj, ".note.GNU-stack", SHT_PROGBITS, 0, 1);
+  int eh = ow_section(obj, ".eh_frame", SHT_X86_64_UNWIND, SHF_ALLOC, 8);
   if (text < 0 || rodata < 0 || relro < 0 || archs < 0 || entries < 0 ||
-      init < 0 || fini < 0 || note < 0)
+      init < 0 || fini < 0 || note < 0 || eh < 0)
     goto out;
 
   /* The images, each 16-byte aligned so an ELF image's headers are
@@ -169,9 +170,11 @@ int wrap_build(struct ow_obj *obj, const struct wrap_opts *opts) {
   };
   if (cs.register_lib < 0 || cs.unregister_lib < 0 || cs.image_info_fn < 0)
     goto out;
-  int reg = wrap_emit_reg(obj, text, &cs);
-  int unreg = wrap_emit_unreg(obj, text, &cs);
-  if (reg < 0 || unreg < 0)
+  uint64_t reg_size, unreg_size;
+  int reg = wrap_emit_reg(obj, text, &cs, &reg_size);
+  int unreg = wrap_emit_unreg(obj, text, &cs, &unreg_size);
+  if (reg < 0 || unreg < 0 ||
+      wrap_emit_unwind(obj, eh, reg, reg_size, unreg, unreg_size))
     goto out;
 
   uint64_t ioff, foff;

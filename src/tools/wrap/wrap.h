@@ -51,10 +51,15 @@ struct wrap_code_syms {
   int image_info_fn;  /* __tgt_register_image_info (weak undefined) */
 };
 /* Emit .omp_offloading.descriptor_reg into section TEXT; returns its symbol
- * handle (a local STT_FUNC with its size) or -1. */
-int wrap_emit_reg(struct ow_obj *obj, int text, const struct wrap_code_syms *s);
+ * handle (a local STT_FUNC with its size) or -1; its size in *SIZE. */
+int wrap_emit_reg(struct ow_obj *obj, int text, const struct wrap_code_syms *s,
+                  uint64_t *size);
 /* Emit .omp_offloading.descriptor_unreg into TEXT; symbol handle or -1. */
 int wrap_emit_unreg(struct ow_obj *obj, int text,
-                    const struct wrap_code_syms *s);
+                    const struct wrap_code_syms *s, uint64_t *size);
+/* Emit the .eh_frame CIE and the FDEs of both functions into section EH,
+ * so debuggers and unwinders can walk through them. */
+int wrap_emit_unwind(struct ow_obj *obj, int eh, int reg, uint64_t reg_size,
+                     int unreg, uint64_t unreg_size);
 
 #endif

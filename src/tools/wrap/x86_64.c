@@ -58,7 +58,7 @@ static int call_plt(struct ow_obj *obj, int text, int sym) {
  *     ret
  */
 int wrap_emit_reg(struct ow_obj *obj, int text,
-                  const struct wrap_code_syms *s) {
+                  const struct wrap_code_syms *s, uint64_t *size) {
   static const unsigned char push_rbx[] = {0x53};
   static const unsigned char mov_got_rbx[] = {0x48, 0x8b, 0x1d, 0, 0, 0, 0};
   static const unsigned char test_je[] = {0x48, 0x85, 0xdb, 0x0f, 0x84,
@@ -89,6 +89,7 @@ int wrap_emit_reg(struct ow_obj *obj, int text,
       put(obj, text, pop_ret, sizeof(pop_ret), NULL))
     return -1;
   uint64_t end = ow_section_size(obj, text);
+  *size = end - start;
   return ow_symbol(obj, ".omp_offloading.descriptor_reg", STB_LOCAL, STT_FUNC,
                    STV_DEFAULT, text, start, end - start);
 }
@@ -102,7 +103,7 @@ int wrap_emit_reg(struct ow_obj *obj, int text,
  *     ret
  */
 int wrap_emit_unreg(struct ow_obj *obj, int text,
-                    const struct wrap_code_syms *s) {
+                    const struct wrap_code_syms *s, uint64_t *size) {
   static const unsigned char push_rax[] = {0x50};
   static const unsigned char pop_ret[] = {0x58, 0xc3};
   if (pad16(obj, text))
@@ -113,6 +114,61 @@ int wrap_emit_unreg(struct ow_obj *obj, int text,
       put(obj, text, pop_ret, sizeof(pop_ret), NULL))
     return -1;
   uint64_t end = ow_section_size(obj, text);
+  *size = end - start;
   return ow_symbol(obj, ".omp_offloading.descriptor_unreg", STB_LOCAL,
                    STT_FUNC, STV_DEFAULT, text, start, end - start);
+}
+
+/* DWARF call-frame bytes used below. */
+enum {
+  CFA_advance_loc4 = 0x04,
+  CFA_def_cfa_offset = 0x0e,
+  CFA_offset_rbx = 0x80 | 3, /* DW_CFA_offset, register 3 (rbx) */
+  CFA_nop = 0x00
+};
+
+/* One FDE: after the 1-byte push at offset 0 the CFA is rsp+16 (and, for
+ * the constructor, rbx is saved at CFA-16); after the 1-byte pop just
+ * before the final ret it is rsp+8 again. */
+static int fde(struct ow_obj *obj, int eh, int func, uint64_t size,
+               int saves_rbx) {
+  unsigned char b[40];
+  size_t n = 0;
+  uint64_t at = ow_section_size(obj, eh);
+  uint32_t len = 0, cie_ptr = (uint32_t)(at + 4), range = (uint32_t)size;
+  uint32_t adv = (uint32_t)(size - 2); /* from offset 1 to size - 1 */
+  memcpy(b + n, &len, 4), n += 4;     /* patched below */
+  memcpy(b + n, &cie_ptr, 4), n += 4; /* distance back to the CIE at 0 */
+  memset(b + n, 0, 4), n += 4;        /* pc_begin, R_X86_64_PC32 */
+  memcpy(b + n, &range, 4), n += 4;
+  b[n++] = 0;                         /* augmentation data length */
+  b[n++] = 0x40 | 1;                  /* DW_CFA_advance_loc 1 */
+  b[n++] = CFA_def_cfa_offset, b[n++] = 16;
+  if (saves_rbx)
+    b[n++] = CFA_offset_rbx, b[n++] = 2; /* 2 * data align (-8) = -16 */
+  b[n++] = CFA_advance_loc4;
+  memcpy(b + n, &adv, 4), n += 4;
+  b[n++] = CFA_def_cfa_offset, b[n++] = 8;
+  while (n % 8)
+    b[n++] = CFA_nop;
+  len = (uint32_t)(n - 4);
+  memcpy(b, &len, 4);
+  if (ow_append(obj, eh, b, n, 1, &at))
+    return -1;
+  return ow_reloc(obj, eh, at + 8, R_X86_64_PC32, func, 0);
+}
+
+int wrap_emit_unwind(struct ow_obj *obj, int eh, int reg, uint64_t reg_size,
+                     int unreg, uint64_t unreg_size) {
+  /* CIE: version 1, "zR", code align 1, data align -8, return address
+   * column 16, FDE pointers pc-relative sdata4; CFA = rsp+8, return
+   * address at CFA-8. */
+  static const unsigned char cie[24] = {
+      0x14, 0, 0, 0, 0, 0, 0, 0, 1, 'z', 'R', 0, 0x01, 0x78, 0x10, 0x01,
+      0x1b, 0x0c, 0x07, 0x08, 0x90, 0x01, 0, 0};
+  if (ow_append(obj, eh, cie, sizeof(cie), 8, NULL))
+    return -1;
+  if (fde(obj, eh, reg, reg_size, 1) || fde(obj, eh, unreg, unreg_size, 0))
+    return -1;
+  return 0;
 }
