@@ -124,6 +124,15 @@ static const struct rtl_image *find_by_addr(const struct snapshot *s,
   return NULL;
 }
 
+const struct emu_image *devicertl_image_at(const void *addr, int *dev) {
+  const struct snapshot *s = atomic_load_explicit(&current,
+                                                  memory_order_acquire);
+  const struct rtl_image *r = s ? find_by_addr(s, (uintptr_t)addr) : NULL;
+  if (r && dev)
+    *dev = r->dev;
+  return r ? r->img : NULL;
+}
+
 /* The image a device-runtime call comes from: the one holding the return
  * address RA, else the running kernel's (a tail call from a kernel), else
  * the only image of the context's device that has a table. */

@@ -40,6 +40,10 @@ void devicertl_image_add(const struct emu_image *img, int dev, uintptr_t base,
                          size_t span, void *map_p_var, void *map_size_var);
 void devicertl_image_remove(const struct emu_image *img);
 
+/* The registered image whose span holds ADDR and its device in *DEV, or
+ * NULL.  Lock-free, for the launch path. */
+const struct emu_image *devicertl_image_at(const void *addr, int *dev);
+
 /* The device-side routine of OMPEMU_FPTR_SET=kernel: stores TABLE and COUNT
  * (a pointer-sized integer) into the two globals at P_VAR and SIZE_VAR. */
 void devicertl_fptr_assign(void *p_var, void *size_var, void *table,

@@ -111,6 +111,33 @@ struct exec_event {
 
 /* Host thread -> worker index + 1, per device. */
 static __thread int my_worker[EMU_MAX_DEVICES];
+/* One released stream kept per host thread and device, so a target region
+ * with its own __tgt_async_info costs no allocation. */
+static __thread struct exec_stream *spare_stream[EMU_MAX_DEVICES];
+static pthread_key_t spare_key; /* frees a thread's spares when it exits */
+static pthread_once_t spare_once = PTHREAD_ONCE_INIT;
+
+static void spare_free(void *unused) {
+  (void)unused;
+  for (int i = 0; i < EMU_MAX_DEVICES; i++) {
+    free(spare_stream[i]);
+    spare_stream[i] = NULL;
+  }
+}
+
+static void spare_key_init(void) { pthread_key_create(&spare_key, spare_free); }
+
+/* Keep S as this thread's spare for device DEV (or free it). */
+static void spare_put(int dev, struct exec_stream *s) {
+  if (spare_stream[dev]) {
+    free(s);
+    return;
+  }
+  pthread_once(&spare_once, spare_key_init);
+  if (!pthread_getspecific(spare_key))
+    pthread_setspecific(spare_key, (void *)1);
+  spare_stream[dev] = s;
+}
 
 static ffi_type *ptr_types[CIF_CACHE];
 
@@ -454,6 +481,8 @@ struct exec_device *exec_device_create(int dev, const struct exec_options *o) {
 void exec_device_destroy(struct exec_device *d) {
   if (!d)
     return;
+  free(spare_stream[d->dev]); /* the caller's; others stay with their threads */
+  spare_stream[d->dev] = NULL;
   for (int i = 0; i < d->nworkers; i++) {
     struct worker *w = &d->w[i];
     atomic_store(&w->stop, 1);
@@ -479,7 +508,14 @@ static struct worker *my_w(struct exec_device *d) {
 static struct exec_stream *stream_get(struct exec_device *d,
                                       struct exec_stream **sp) {
   if (!*sp) {
-    struct exec_stream *s = calloc(1, sizeof *s);
+    struct exec_stream *s = spare_stream[d->dev];
+    if (s) {
+      spare_stream[d->dev] = NULL;
+      s->enq = 0;
+      atomic_store_explicit(&s->done, 0, memory_order_relaxed);
+    } else {
+      s = calloc(1, sizeof *s);
+    }
     if (!s) {
       ompemu_error("emu", "device %d: out of host memory for a queue", d->dev);
       return NULL;
@@ -618,7 +654,7 @@ int exec_sync(struct exec_device *d, struct exec_stream **sp) {
     push(s->w, &m);
     wait_done(s->w, &m.state);
   }
-  free(s);
+  spare_put(d->dev, s);
   *sp = NULL;
   return 0;
 }

@@ -174,23 +174,28 @@ static int32_t launch(int32_t id, void *entry, void **args, ptrdiff_t *offs,
   struct emu_device *d = emu_device_get(id, "run_target_region");
   if (!d)
     return OFFLOAD_FAIL;
-  pthread_mutex_lock(&d->lock);
-  struct emu_loaded *l = entry ? emu_image_of(d, entry) : NULL;
-  struct emu_devctx ctx = {id, l ? l->img : NULL, teams, limit, trip};
-  if (l && OMPEMU_TRACE_ON(2))
-    ompemu_trace(2, "emu", "device %d: launch %s at " OMPEMU_PTR " with %d "
-                 "args, teams %d, thread_limit %d, tripcount %lu%s", id,
-                 entry_name(l, entry), OMPEMU_P(entry), n, teams, limit,
-                 (unsigned long)trip, ai ? " (async)" : "");
-  if (l && (emu_plugin()->info_flag & EMU_INFO_PLUGIN_KERNEL))
-    ompemu_raw("Libomptarget device %d info: Launching kernel %s with %d "
-               "teams and %d threads on an emu device worker\n", id,
-               entry_name(l, entry), teams, limit);
-  pthread_mutex_unlock(&d->lock);
-  if (!l) {
+  int idev = -1;
+  const struct emu_image *img = entry ? devicertl_image_at(entry, &idev) : NULL;
+  if (!img || idev != id) {
     ompemu_error("emu", "device %d: kernel entry " OMPEMU_PTR " is not in any "
                  "image loaded on the device", id, OMPEMU_P(entry));
     return OFFLOAD_FAIL;
+  }
+  struct emu_devctx ctx = {id, img, teams, limit, trip};
+  if (OMPEMU_TRACE_ON(2) ||
+      (emu_plugin()->info_flag & EMU_INFO_PLUGIN_KERNEL)) {
+    pthread_mutex_lock(&d->lock);
+    struct emu_loaded *l = emu_image_of(d, entry);
+    const char *name = l ? entry_name(l, entry) : "?";
+    ompemu_trace(2, "emu", "device %d: launch %s at " OMPEMU_PTR " with %d "
+                 "args, teams %d, thread_limit %d, tripcount %lu%s", id, name,
+                 OMPEMU_P(entry), n, teams, limit, (unsigned long)trip,
+                 ai ? " (async)" : "");
+    if (emu_plugin()->info_flag & EMU_INFO_PLUGIN_KERNEL)
+      ompemu_raw("Libomptarget device %d info: Launching kernel %s with %d "
+                 "teams and %d threads on an emu device worker\n", id, name,
+                 teams, limit);
+    pthread_mutex_unlock(&d->lock);
   }
   if (n < 0 || (n > 0 && !args)) {
     ompemu_error("emu", "device %d: launch of " OMPEMU_PTR " with bad "
