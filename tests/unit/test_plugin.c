@@ -295,6 +295,29 @@ static void test_load_and_launch(void **state) {
   assert_int_equal(r2, OFFLOAD_FAIL);
   assert_non_null(strstr(out, "is not in any image loaded on the device"));
   free(out);
+  /* An async info from the plugin, and LIBOMPTARGET_INFO's kernel bit. */
+  __tgt_async_info *pai = NULL;
+  assert_int_equal(__tgt_rtl_init_async_info(0, &pai), 0);
+  assert_non_null(pai);
+  assert_null(pai->Queue);
+  __tgt_rtl_set_info_flag(0x10);
+  capture_begin(&c);
+  assert_int_equal(__tgt_rtl_run_target_team_region_async(0, kscale, args,
+                                                          offs, 3, 2, 3, 0,
+                                                          pai), 0);
+  out = capture_end(&c);
+  __tgt_rtl_set_info_flag(0);
+  assert_non_null(strstr(out, "Libomptarget device 0 info: Launching kernel "
+                              "k_scale with 2 teams and 3 threads"));
+  free(out);
+  assert_int_equal(__tgt_rtl_release_async_info(0, pai), 0); /* waits */
+  __tgt_rtl_data_retrieve(0, host, da, sizeof host);
+  assert_int_equal(host[99], 8019);
+  __tgt_device_info di = {NULL, NULL};
+  const char *err = "x";
+  assert_int_equal(__tgt_rtl_init_device_info(0, &di, &err), 0);
+  assert_non_null(di.Device);
+  assert_null(err);
   __tgt_rtl_data_delete(0, da);
   __tgt_rtl_data_delete(0, dn);
   /* print_device_info names ranges and images. */
