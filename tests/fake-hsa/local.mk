@@ -31,10 +31,3 @@ tests_fake_hsa_test_hsa_plugin_LDADD = tests/fake-hsa/libhsa-runtime64.la \
 check_PROGRAMS += tests/fake-hsa/rtl_probe
 tests_fake_hsa_rtl_probe_SOURCES = tests/fake-hsa/rtl_probe.c
 tests_fake_hsa_rtl_probe_LDADD = $(LIBS)
-# The scripts drive the tools and the runtime.
-tests/fake-hsa/hsa-lowered.log: ompemu-wrap$(EXEEXT) libomptarget.la \
-	libomptarget.rtl.hsa.la tests/fake-hsa/libhsa-runtime64.la
-tests/fake-hsa/hsa-real-runtime.log: tests/fake-hsa/rtl_probe$(EXEEXT) \
-	libomptarget.rtl.hsa.la
-EXTRA_DIST += tests/fake-hsa/mk-code-object.sh tests/fake-hsa/test_kernels.c \
-	tests/fake-hsa/hsa-real-runtime.sh tests/fake-hsa/hsa-lowered.sh

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -573,6 +574,55 @@ static void test_async(void **state) {
   assert_int_equal(P.sync(0, &ai), 0); /* nothing pending */
 }
 
+/* Several host threads share the device's one AQL queue: packet slots are
+ * reserved atomically and published header-last, so every launch runs once
+ * and the values add up. */
+#define NTHREADS 4
+#define NLAUNCH 25
+struct worker {
+  void *kernel;
+  void *da, *db;
+  int rc;
+};
+
+static void *launch_many(void *arg) {
+  struct worker *w = arg;
+  void *args[] = {w->da, w->db, (void *)16L};
+  ptrdiff_t offs[3] = {0};
+  for (int i = 0; i < NLAUNCH && w->rc == 0; i++)
+    w->rc = P.run_team(0, w->kernel, args, offs, 3, 1, 16, 0);
+  return NULL;
+}
+
+static void test_concurrent_launches(void **state) {
+  __tgt_target_table *t = ready_image();
+  struct worker w[NTHREADS];
+  pthread_t th[NTHREADS];
+  int a[16], b[16];
+  for (int k = 0; k < NTHREADS; k++) {
+    for (int i = 0; i < 16; i++)
+      a[i] = i, b[i] = k + 1;
+    w[k] = (struct worker){t->EntriesBegin[0].addr,
+                           P.alloc(0, sizeof a, NULL, TARGET_ALLOC_DEFAULT),
+                           P.alloc(0, sizeof b, NULL, TARGET_ALLOC_DEFAULT), 0};
+    assert_int_equal(P.submit(0, w[k].da, a, sizeof a), 0);
+    assert_int_equal(P.submit(0, w[k].db, b, sizeof b), 0);
+  }
+  fake_hsa_log_clear();
+  for (int k = 0; k < NTHREADS; k++)
+    assert_int_equal(pthread_create(&th[k], NULL, launch_many, &w[k]), 0);
+  for (int k = 0; k < NTHREADS; k++)
+    pthread_join(th[k], NULL);
+  for (int k = 0; k < NTHREADS; k++) {
+    assert_int_equal(w[k].rc, 0);
+    assert_int_equal(P.retrieve(0, a, w[k].da, sizeof a), 0);
+    for (int i = 0; i < 16; i++)
+      assert_int_equal(a[i], i + NLAUNCH * (k + 1));
+  }
+  assert_int_equal(fake_hsa_log_count("dispatch(queue="), NTHREADS * NLAUNCH);
+  assert_int_equal(fake_hsa_log_count(" error: "), 0);
+}
+
 /* ---- the seed's fptr table ---- */
 
 static int cmp_row(const void *a, const void *b) {
@@ -648,6 +698,7 @@ int main(void) {
       T(test_copies_without_amd_ext), T(test_dispatch_packet),
       T(test_many_args),        T(test_bad_entry),
       T(test_globals),          T(test_async),
+      T(test_concurrent_launches),
       T(test_fptr_table),       T(test_fptr_table_before_load),
 #undef T
   };

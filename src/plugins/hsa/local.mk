@@ -26,6 +26,8 @@ EXTRA_libomptarget_rtl_hsa_la_DEPENDENCIES = $(top_srcdir)/src/plugins/hsa/plugi
 include tests/fake-hsa/local.mk
 endif
 EXTRA_DIST += src/plugins/hsa/plugin.map src/plugins/hsa/README.md tests/gpu/run-hsa.sh
+EXTRA_DIST += tests/fake-hsa/mk-code-object.sh tests/fake-hsa/test_kernels.c \
+	tests/fake-hsa/hsa-real-runtime.sh tests/fake-hsa/hsa-lowered.sh
 # Hooked without a recipe, outside the conditional, like the other
 # fragments' clean-local hooks.
 clean-local: clean-fake-hsa
