@@ -10,8 +10,21 @@ tests_fake_hsa_libhsa_runtime64_la_CPPFLAGS = $(AM_CPPFLAGS) $(HSA_CPPFLAGS)
 tests_fake_hsa_libhsa_runtime64_la_LIBADD = $(PTHREAD_LIBS) $(LIBS)
 # -rpath makes libtool build a shared library for a check-only target;
 # -version-info 1:0:0 gives it the soname libhsa-runtime64.so.1.
+# -Bsymbolic-functions: the double's own calls stay inside it even when
+# another copy is loaded (the noamd variant below, next to the linked one).
 tests_fake_hsa_libhsa_runtime64_la_LDFLAGS = -shared -version-info 1:0:0 \
-	-rpath $(abs_builddir)/tests/fake-hsa -Wl,-z,defs
+	-rpath $(abs_builddir)/tests/fake-hsa -Wl,-z,defs -Wl,-Bsymbolic-functions
+
+# The same double without the hsa_amd_* exports, loaded by path
+# (OMPEMU_HSA_LIBRARY) to check that the plugin degrades to core HSA.
+check_LTLIBRARIES += tests/fake-hsa/libhsa-noamd.la
+tests_fake_hsa_libhsa_noamd_la_SOURCES = $(tests_fake_hsa_libhsa_runtime64_la_SOURCES)
+tests_fake_hsa_libhsa_noamd_la_CPPFLAGS = $(tests_fake_hsa_libhsa_runtime64_la_CPPFLAGS)
+tests_fake_hsa_libhsa_noamd_la_LIBADD = $(tests_fake_hsa_libhsa_runtime64_la_LIBADD)
+tests_fake_hsa_libhsa_noamd_la_LDFLAGS = -shared -avoid-version \
+	-rpath $(abs_builddir)/tests/fake-hsa -Wl,-z,defs -Wl,-Bsymbolic-functions \
+	-Wl,--version-script=$(top_srcdir)/tests/fake-hsa/noamd.map
+EXTRA_tests_fake_hsa_libhsa_noamd_la_DEPENDENCIES = $(top_srcdir)/tests/fake-hsa/noamd.map
 
 fake_hsa_co = tests/fake-hsa/kernels-gfx906.co tests/fake-hsa/kernels-gfx908.co
 EXTRA_tests_fake_hsa_test_hsa_plugin_DEPENDENCIES = $(fake_hsa_co)

@@ -24,7 +24,7 @@
 
 #include "fake_hsa.h"
 
-static char plugin_path[1024], co906[1024], co908[1024];
+static char plugin_path[1024], co906[1024], co908[1024], noamd_path[1024];
 
 /* The plugin's entry points, resolved per test. */
 static struct {
@@ -49,7 +49,7 @@ static struct {
 static const char *env_names[] = {
     "FAKE_HSA_INIT_FAIL", "FAKE_HSA_NO_GPU", "FAKE_HSA_GPUS",
     "FAKE_HSA_ALLOC_FAIL_AFTER", "OMPEMU_HSA_LIBRARY", "OMPEMU_HSA_AMD_EXT",
-    "OMPEMU_TRACE", "OMPEMU_TRACE_FILE"};
+    "OMPEMU_TRACE", "OMPEMU_TRACE_FILE", "FAKE_HSA_LOG"};
 
 static void load_plugin(void) {
   P.h = dlopen(plugin_path, RTLD_NOW | RTLD_LOCAL);
@@ -433,6 +433,50 @@ static void test_copies_without_amd_ext(void **state) {
   assert_logged("hsa_memory_free(0x00005e");
 }
 
+/* A runtime without the AMD extension (the noamd build of the double, a
+ * separate copy loaded by path): the plugin notes it, and allocates, copies
+ * and launches with the core API.  That copy's log goes to FAKE_HSA_LOG. */
+static void test_runtime_without_amd_symbols(void **state) {
+  char logp[] = "/tmp/test-hsa-noamd-XXXXXX";
+  int fd = mkstemp(logp);
+  assert_true(fd >= 0);
+  close(fd);
+  setenv("FAKE_HSA_LOG", logp, 1);
+  setenv("OMPEMU_HSA_LIBRARY", noamd_path, 1);
+  trace_to_file();
+  __tgt_target_table *t = ready_image();
+  int a[4] = {1, 2, 3, 4}, b[4] = {5, 6, 7, 8};
+  void *da = P.alloc(0, sizeof a, NULL, TARGET_ALLOC_DEFAULT);
+  void *db = P.alloc(0, sizeof b, NULL, TARGET_ALLOC_DEFAULT);
+  assert_int_equal(P.submit(0, da, a, sizeof a), 0);
+  assert_int_equal(P.submit(0, db, b, sizeof b), 0);
+  void *args[] = {da, db, (void *)4L};
+  ptrdiff_t offs[3] = {0};
+  assert_int_equal(P.run(0, t->EntriesBegin[0].addr, args, offs, 3), 0);
+  assert_int_equal(P.retrieve(0, a, da, sizeof a), 0);
+  int want[4] = {6, 8, 10, 12};
+  assert_memory_equal(a, want, sizeof a);
+  assert_int_equal(P.del(0, da), 0);
+  dlclose(P.h); /* shut the copy down before reading its log */
+  P.h = NULL;
+  const char *tr = slurp(trace_path);
+  assert_non_null(strstr(tr, "libhsa-noamd.so lacks hsa_amd_agent_iterate_memory_pools: "
+                             "using core HSA regions and hsa_memory_copy"));
+  assert_non_null(strstr(tr, "(core regions, no AMD extension)"));
+  const char *log = slurp(logp);
+  assert_non_null(strstr(log, "hsa_agent_iterate_regions(gfx906#0)"));
+  assert_non_null(strstr(log, "hsa_memory_allocate(pool=gfx906#0, size=16) = 0x0"));
+  assert_non_null(strstr(log, "hsa_memory_copy(dst=0x00005e"));
+  assert_non_null(strstr(log, "dispatch(queue="));
+  assert_non_null(strstr(log, "hsa_memory_free(0x00005e"));
+  assert_non_null(strstr(log, "hsa_shut_down() = 0x0 refcount=0"));
+  assert_null(strstr(log, "hsa_amd_"));
+  /* The linked copy of the double was never touched. */
+  assert_int_equal(fake_hsa_log_count("hsa_"), 0);
+  unlink(logp);
+  unlink(trace_path);
+}
+
 /* ---- dispatch ---- */
 
 static void test_dispatch_packet(void **state) {
@@ -688,6 +732,8 @@ int main(void) {
   snprintf(plugin_path, sizeof plugin_path, "%s/.libs/libomptarget.rtl.hsa.so", b);
   snprintf(co906, sizeof co906, "%s/tests/fake-hsa/kernels-gfx906.co", b);
   snprintf(co908, sizeof co908, "%s/tests/fake-hsa/kernels-gfx908.co", b);
+  snprintf(noamd_path, sizeof noamd_path,
+           "%s/tests/fake-hsa/.libs/libhsa-noamd.so", b);
   const struct CMUnitTest tests[] = {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
       T(test_runtime_absent),   T(test_init_fails),
@@ -695,7 +741,8 @@ int main(void) {
       T(test_valid_binary),     T(test_load_binary),
       T(test_load_errors),      T(test_alloc_kinds),
       T(test_alloc_fails),      T(test_copies),
-      T(test_copies_without_amd_ext), T(test_dispatch_packet),
+      T(test_copies_without_amd_ext), T(test_runtime_without_amd_symbols),
+      T(test_dispatch_packet),
       T(test_many_args),        T(test_bad_entry),
       T(test_globals),          T(test_async),
       T(test_concurrent_launches),

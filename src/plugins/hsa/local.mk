@@ -27,6 +27,7 @@ include tests/fake-hsa/local.mk
 endif
 EXTRA_DIST += src/plugins/hsa/plugin.map src/plugins/hsa/README.md tests/gpu/run-hsa.sh
 EXTRA_DIST += tests/fake-hsa/mk-code-object.sh tests/fake-hsa/test_kernels.c \
+	tests/fake-hsa/noamd.map \
 	tests/fake-hsa/hsa-real-runtime.sh tests/fake-hsa/hsa-lowered.sh
 # Hooked without a recipe, outside the conditional, like the other
 # fragments' clean-local hooks.
