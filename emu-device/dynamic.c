@@ -14,6 +14,12 @@ static int dyn_slot(int64_t tag) {
     return DYN_GNU_HASH;
   if (tag == DT_FLAGS_1)
     return DYN_FLAGS_1;
+  if (tag == DT_VERSYM)
+    return DYN_VERSYM;
+  if (tag == DT_VERNEED)
+    return DYN_VERNEED;
+  if (tag == DT_VERNEEDNUM)
+    return DYN_VERNEEDNUM;
   return -1;
 }
 

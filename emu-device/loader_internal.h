@@ -19,6 +19,9 @@ struct __tgt_offload_entry;
 enum {
   DYN_GNU_HASH = DT_NUM,
   DYN_FLAGS_1,
+  DYN_VERSYM,
+  DYN_VERNEED,
+  DYN_VERNEEDNUM,
   DYN_SLOTS
 };
 

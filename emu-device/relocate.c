@@ -4,6 +4,7 @@
  * then the process's global scope, then the image's DT_NEEDED libraries;
  * symbols the image defines bind to its own definition (a device image is
  * its own world: the host may define the same names). */
+#define _GNU_SOURCE /* dlvsym, RTLD_DEFAULT */
 #include "config.h"
 #include "devicertl.h"
 #include "loader_internal.h"
@@ -75,6 +76,62 @@ void reloc_close_handles(struct emu_image *img) {
   img->nhandles = 0;
 }
 
+/* The version the image requires of its undefined symbol IDX
+ * ("GLIBC_2.2.5"), from DT_VERSYM and DT_VERNEED; NULL if none.  A
+ * malformed version table only loses the version. */
+static const char *symbol_version(const struct emu_image *img, uint64_t idx) {
+  if (!img->has[DYN_VERSYM] || !img->has[DYN_VERNEED])
+    return NULL;
+  uint64_t at = img->dyn[DYN_VERSYM] + idx * 2;
+  if (!img_has(img, at, 2))
+    return NULL;
+  uint16_t ndx;
+  memcpy(&ndx, img_ptr(img, at), 2);
+  ndx &= 0x7fff;
+  if (ndx < 2)
+    return NULL; /* local or global: unversioned */
+  uint64_t nneed = img->has[DYN_VERNEEDNUM] ? img->dyn[DYN_VERNEEDNUM] : 0;
+  at = img->dyn[DYN_VERNEED];
+  for (uint64_t n = 0; n < nneed && n < 256; n++) {
+    Elf64_Verneed vn;
+    if (!img_has(img, at, sizeof vn))
+      return NULL;
+    memcpy(&vn, img_ptr(img, at), sizeof vn);
+    uint64_t aux = at + vn.vn_aux;
+    for (unsigned c = 0; c < vn.vn_cnt && c < 256; c++) {
+      Elf64_Vernaux va;
+      if (!img_has(img, aux, sizeof va))
+        return NULL;
+      memcpy(&va, img_ptr(img, aux), sizeof va);
+      if (va.vna_other == ndx)
+        return dyn_string(img, va.vna_name);
+      if (!va.vna_next)
+        break;
+      aux += va.vna_next;
+    }
+    if (!vn.vn_next)
+      break;
+    at += vn.vn_next;
+  }
+  return NULL;
+}
+
+/* NAME in the scope of HANDLE, at version VER if not NULL.  dlvsym skips
+ * unversioned definitions, which the dynamic linker accepts for versioned
+ * references (that is how interposers like ASan's win), so: the default
+ * definition, unless the versioned one lives in the same object (an older
+ * version of the same function, as realpath@GLIBC_2.2.5). */
+static void *lookup(void *handle, const char *name, const char *ver) {
+  void *def = dlsym(handle, name);
+  void *v = ver ? dlvsym(handle, name, ver) : NULL;
+  if (!v || !def || v == def)
+    return def ? def : v;
+  Dl_info a, b;
+  if (dladdr(def, &a) && dladdr(v, &b) && a.dli_fbase == b.dli_fbase)
+    return v;
+  return def;
+}
+
 /* Value of dynamic symbol IDX for relocation RELNO at R_OFFSET, in *VALUE;
  * *IFUNC set if it is the image's own STT_GNU_IFUNC (value = resolver). */
 static int resolve_uncached(struct emu_image *img, uint64_t idx,
@@ -131,9 +188,10 @@ static int resolve_uncached(struct emu_image *img, uint64_t idx,
   if (!p) {
     if (!img->handles_open && open_needed(img) != 0)
       return -1;
-    p = dlsym(RTLD_DEFAULT, name);
+    const char *ver = symbol_version(img, idx);
+    p = lookup(RTLD_DEFAULT, name, ver);
     for (size_t i = 0; !p && i < img->nhandles; i++)
-      p = dlsym(img->handles[i], name);
+      p = lookup(img->handles[i], name, ver);
   }
   if (!p && ELF64_ST_BIND(s.st_info) != STB_WEAK)
     return why_fail(img->why, EMU_WHY,

@@ -10,7 +10,8 @@ tests_unit_test_loader_LDADD = src/common/libompemu_common.la $(LIBELF_LIBS) \
 	$(unit_ldadd) $(LIBS)
 EXTRA_DIST += tests/unit/images/good.c tests/unit/images/tls.c \
 	tests/unit/images/undef.c tests/unit/images/rtlonly.c \
-	tests/unit/images/odd.c tests/unit/images/dep.c tests/unit/images/needs.c
+	tests/unit/images/odd.c tests/unit/images/dep.c tests/unit/images/needs.c \
+	tests/unit/images/oldver.c
 
 # Hand-test driver (also used by loader_gdb.sh): load an image, list its
 # entries, call a function.

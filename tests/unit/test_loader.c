@@ -2,12 +2,13 @@
  * images built with $CC -shared during the test are loaded into a real code
  * arena, called, and checked; corrupted copies of them must be rejected
  * with a message and without a crash. */
-#define _GNU_SOURCE /* memmem */
+#define _GNU_SOURCE /* memmem, dlvsym, dladdr */
 #include "config.h"
 #include "arena.h"
 #include "devicertl.h"
 #include "loader.h"
 
+#include <dlfcn.h>
 #include <elf.h>
 #include <ompemu/abi.h>
 #include <pthread.h>
@@ -46,7 +47,7 @@ struct blob {
   unsigned char *data;
   size_t size;
 };
-static struct blob good, tls, tlsie, undef, rtlonly, odd;
+static struct blob good, tls, tlsie, undef, rtlonly, odd, oldver;
 static struct blob relr; /* empty if the linker lacks DT_RELR */
 
 static int build(const char *name, const char *extra, struct blob *b) {
@@ -79,7 +80,8 @@ static int setup(void **state) {
     return -1;
   if (build("good", "-lm", &good) || build("tls", "", &tls) ||
       build("tls", "-ftls-model=initial-exec", &tlsie) ||
-      build("undef", "", &undef) || build("rtlonly", "", &rtlonly) || build("odd", "", &odd))
+      build("undef", "", &undef) || build("rtlonly", "", &rtlonly) || build("odd", "", &odd) ||
+      build("oldver", "", &oldver))
     return -1;
   if (build("good", "-lm -Wl,-z,pack-relative-relocs", &relr) != 0)
     relr.size = 0;
@@ -96,6 +98,7 @@ static int teardown(void **state) {
   free(undef.data);
   free(rtlonly.data);
   free(odd.data);
+  free(oldver.data);
   free(relr.data);
   return 0;
 }
@@ -326,6 +329,27 @@ static void test_relr(void **state) {
   assert_string_equal(e[1].name, "gvar");
   assert_int_equal(*SYM(img, int *, "init_count"), 1);
   assert_int_equal(SYM(img, int (*)(void), "call_ifn_hidden")(), 77);
+  loader_unload(img);
+}
+
+/* Versioned references bind to the version the image asks for. */
+static void test_symbol_version(void **state) {
+  struct emu_image *img =
+      loader_load(0, code, oldver.data, oldver.size, "oldver");
+  assert_non_null(img);
+  void *got = SYM(img, void *(*)(void), "realpath_ptr")();
+  void *old = dlvsym(RTLD_DEFAULT, "realpath", "GLIBC_2.2.5");
+  void *def = dlsym(RTLD_DEFAULT, "realpath");
+  assert_non_null(old);
+  assert_ptr_not_equal(old, def);
+  Dl_info a, b;
+  assert_true(dladdr(old, &a) && dladdr(def, &b));
+  if (a.dli_fbase == b.dli_fbase) {
+    assert_ptr_equal(got, old); /* libc's old realpath, not the new one */
+  } else {
+    /* An unversioned interposer (ASan's) wins, as with the dynamic linker. */
+    assert_ptr_equal(got, def);
+  }
   loader_unload(img);
 }
 
@@ -666,6 +690,7 @@ int main(void) {
       cmocka_unit_test(test_check),
       cmocka_unit_test(test_load_and_call),
       cmocka_unit_test(test_relr),
+      cmocka_unit_test(test_symbol_version),
       cmocka_unit_test(test_two_copies),
       cmocka_unit_test(test_entries),
       cmocka_unit_test(test_devicertl_only),
