@@ -1,17 +1,18 @@
 /* Worker threads, streams, events and libffi kernel calls (see exec.h).
  *
  * Hand-off: a command is appended to its worker's list under the worker's
- * mutex; the worker spins for a while (spin_ns) on the atomic POSTED
- * counter before sleeping on it with a futex, and a host waiting for a
- * command spins on the command's STATE word before sleeping on it.  So
- * back-to-back launches cost two cache-line transfers, not two context
- * switches.
+ * mutex; an idle worker spins for a while on the atomic POSTED counter
+ * before sleeping on it with a futex, and a host waiting for a command
+ * spins briefly on the command's STATE word before sleeping on it (both
+ * adaptive, see "Adaptive spinning").  On a quiet machine back-to-back
+ * launches then cost a few cache-line transfers, not two context switches.
  *
  * Lifetimes: a synchronous command lives on the waiting host's stack; the
  * worker's last access to it is the atomic exchange that completes it.  An
- * asynchronous command is malloc'd and freed by the worker.  A stream is
- * freed by exec_sync only after a marker queued behind all its commands
- * has run, so the worker never touches a freed stream. */
+ * asynchronous command is malloc'd and freed by the worker.  exec_sync
+ * releases a stream only once its DONE count (the worker's last access)
+ * equals its ENQ count, or after a marker queued behind all its commands
+ * has run, so the worker never touches a released stream. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* pthread_setname_np */
 #endif
