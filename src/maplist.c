@@ -74,6 +74,18 @@ int rt_plan_list(const struct rt_args *a, int32_t *order, int *has_members) {
     rt_err("out of memory checking a map list of %d entries", (int)n);
     return -1;
   }
+  if (a->from_mapper) {
+    /* Mapper components carry MEMBER_OF values offset by the caller's list
+     * (they can even point at each other); LLVM 14 uses them only as
+     * flags there: keep the given order and its padding rule. */
+    for (int32_t i = 0; i < n; i++) {
+      order[i] = i;
+      has_members[i] = ompemu_parent_index(a->types[i]) < 0 && i + 1 < n &&
+                       ompemu_parent_index(a->types[i + 1]) == i;
+    }
+    free(first_child);
+    return 0;
+  }
   int32_t *next_sibling = first_child + n;
   int32_t *last_child = order; /* scratch until the order is built */
   int rc = -1;
@@ -116,7 +128,7 @@ int rt_plan_list(const struct rt_args *a, int32_t *order, int *has_members) {
       goto out;
     }
   }
-  if (!a->from_mapper) {
+  {
     for (int32_t i = 0; i < n; i++) {
       int32_t p = ompemu_parent_index(a->types[i]);
       if (p < 0 || (a->types[i] & SKIP_TYPES))
@@ -136,7 +148,12 @@ int rt_plan_list(const struct rt_args *a, int32_t *order, int *has_members) {
         continue;
       }
       range_of(a, i, &b, &e);
-      if (a->sizes[i] > 0 && !(b >= pb && e <= pe)) {
+      /* clang 14 lists implicit members wholly outside the parent for
+       * pointer chains (map(spp[0][0])): those map on their own.  Explicit
+       * ones, and any straddling the parent's bounds, are refused. */
+      int disjoint = e <= pb || b >= pe;
+      if (a->sizes[i] > 0 && !(b >= pb && e <= pe) &&
+          !(disjoint && (a->types[i] & OMP_TGT_MAPTYPE_IMPLICIT))) {
         bad(a, i, p, "lies outside its parent");
         goto out;
       }

@@ -362,10 +362,13 @@ static int end_one(struct rt_op *op, struct map_table *t,
       int always = (type & OMP_TGT_MAPTYPE_ALWAYS) != 0;
       int copy_member = 0;
       if (is_member && e) {
-        /* A member is copied back when its parent goes away. */
+        /* A member is copied back when its parent goes away in this
+         * construct: the reference count this construct drops (hold or
+         * dynamic) must be the parent's last one. */
         int32_t p = ompemu_parent_index(type);
-        struct map_entry *pe = map_find(t, (uintptr_t)a->begin[p]);
-        if (pe && map_total_ref(pe) == 1)
+        struct map_entry *pe =
+            p >= 0 && p < a->n ? map_find(t, (uintptr_t)a->begin[p]) : NULL;
+        if (pe && map_dec_should_remove(pe, hold, force_delete))
           copy_member = 1;
       }
       if ((del_entry || always || copy_member) && !is_host &&
