@@ -33,13 +33,14 @@ struct emu_hostblk {
 
 struct emu_device {
   int id;
-  /* LOCK protects INITIALIZED, the arenas' creation, IMAGES, HOSTBLK and the
-   * fptr table; the arenas and EXEC have their own locks. */
+  /* LOCK protects INITIALIZED, the arenas' creation, IMAGES, NLOADS, HOSTBLK
+   * and the fptr table; the arenas and EXEC have their own locks. */
   pthread_mutex_t lock;
   int initialized;
   struct emu_arena *data, *code;
   struct exec_device *exec;
   struct emu_loaded *images; /* load order */
+  int nloads;                /* images loaded so far, for labels */
   struct emu_hostblk *hostblk;
   size_t nhostblk, caphostblk;
   void *fptr_table;          /* device address, NULL if none */

@@ -78,11 +78,8 @@ EMU_EXPORT __tgt_target_table *__tgt_rtl_load_binary(int32_t id,
   size_t size = (size_t)((char *)hi->ImageEnd - (char *)hi->ImageStart);
   char label[64];
   pthread_mutex_lock(&d->lock);
-  int k = 0;
-  for (struct emu_loaded *l = d->images; l; l = l->next)
-    k++;
-  snprintf(label, sizeof label, "dev%d.img%d@" OMPEMU_PTR, id, k,
-           OMPEMU_P(hi->ImageStart));
+  /* A label that is the same in every run (no host address in it). */
+  snprintf(label, sizeof label, "dev%d.img%d", id, d->nloads++);
   struct load_job job = {d, hi->ImageStart, size, label, NULL};
   struct emu_devctx ctx = {id, NULL, 0, 0, 0};
   exec_call(d->exec, load_on_device, &job, &ctx);
@@ -110,9 +107,10 @@ EMU_EXPORT __tgt_target_table *__tgt_rtl_load_binary(int32_t id,
   *tail = l;
   devicertl_image_add(l->img, id, loader_base(l->img), loader_span(l->img),
                       l->fptr_p_var, l->fptr_size_var);
-  ompemu_trace(1, "emu", "device %d: image %s loaded at " OMPEMU_PTR ", span "
-               "%zu, %td entries", id, label, OMPEMU_P(loader_base(l->img)),
-               loader_span(l->img), l->table.EntriesEnd - l->table.EntriesBegin);
+  ompemu_trace(1, "emu", "device %d: image %s (%zu bytes) loaded at " OMPEMU_PTR
+               ", span %zu, %td entries", id, label, size,
+               OMPEMU_P(loader_base(l->img)), loader_span(l->img),
+               l->table.EntriesEnd - l->table.EntriesBegin);
   if (d->fptr_table)
     emu_fptr_apply(d, l);
   pthread_mutex_unlock(&d->lock);
