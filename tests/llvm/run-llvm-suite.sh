@@ -105,7 +105,14 @@ if [ -n "$expected" ]; then
   done
   if [ -n "$missing" ]; then
     echo "llvm-suite: tests that pass on LLVM 14 but not on $runtime:"
-    for t in $missing; do echo "  $(grep " $t\$" "$results" || echo "MISSING $t")"; done
+    for t in $missing; do
+      echo "  $(grep " $t\$" "$results" || echo "MISSING $t")"
+      # The first telling line of its output, as a hint.
+      awk -v t=":: $t' FAILED" 'index($0, t) { on = 1; next }
+        on && /^\*{20}$/ { exit }
+        on && /(^emu: |^ompemu: |Libomptarget (error|fatal|message)|error: CHECK|Segmentation|Assertion)/ &&
+          !/^\$ / { print "      " substr($0, 1, 200); n++; if (n == 2) exit }' "$log"
+    done
     rc=1
   else
     echo "llvm-suite: all $(grep -vc '^#' "$expected") tests of $(basename "$expected") pass on $runtime"
