@@ -19,6 +19,7 @@ ompemu_dump_SOURCES = \
 	src/tools/dump/fatbin.c \
 	src/tools/dump/devimage.c \
 	src/tools/dump/output.c \
+	src/tools/dump/notes.c \
 	src/tools/dump/main.c
 ompemu_dump_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
 ompemu_dump_LDADD = $(LIBELF_LIBS)

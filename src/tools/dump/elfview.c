@@ -130,6 +130,12 @@ int ev_open(struct ev *v, const void *bytes, size_t len,
           v->phnum++;
     }
   }
+  if (v->eh.e_phnum && !v->phnum)
+    dump_note(notes, "the header claims %u program headers; none could be read",
+              (unsigned)v->eh.e_phnum);
+  if (v->eh.e_shnum && !v->shnum)
+    dump_note(notes, "the header claims %u sections; none could be read",
+              (unsigned)v->eh.e_shnum);
   load_symtab(v, SHT_SYMTAB, &v->symtab);
   load_symtab(v, SHT_DYNSYM, &v->dynsym);
   if (v->eh.e_machine == EM_X86_64)
@@ -269,19 +275,21 @@ int ev_read_ptr(struct ev *v, uint64_t vaddr, uint64_t *val,
 }
 
 char *ev_string(struct ev *v, uint64_t vaddr, size_t max) {
-  for (size_t len = 1; len <= max; len++) {
-    char c;
-    if (ev_read(v, vaddr + len - 1, &c, 1) != 0)
-      return NULL;
-    if (c == '\0') {
-      char *s = malloc(len);
-      if (s && ev_read(v, vaddr, s, len) != 0) {
-        free(s);
-        return NULL;
-      }
+  size_t cap = 64, len = 0;
+  char *s = malloc(cap);
+  while (s && len < max) {
+    if (ev_read(v, vaddr + len, &s[len], 1) != 0)
+      break;
+    if (s[len] == '\0')
       return s;
+    if (++len == cap) {
+      char *n = realloc(s, cap *= 2);
+      if (!n)
+        break;
+      s = n;
     }
   }
+  free(s);
   return NULL;
 }
 

@@ -38,7 +38,7 @@ void wrap_print_help(void) {
       "  (a weak reference: skipped when the runtime lacks it, as LLVM 14's\n"
       "  does) and then __tgt_register_lib; and the destructor\n"
       "  .omp_offloading.descriptor_unreg (.fini_array.1) that calls\n"
-      "  __tgt_unregister_lib.\n"
+      "  __tgt_unregister_lib; .eh_frame describes both for unwinders.\n"
       "\n"
       "OPTIONS\n"
       "  -o OUT.o, -o=OUT.o       output object (required); written to a\n"
