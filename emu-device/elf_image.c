@@ -24,6 +24,7 @@ int why_fail(char *why, size_t whylen, const char *fmt, ...) {
 }
 
 static pthread_once_t libelf_once = PTHREAD_ONCE_INIT;
+/* libelf wants its version set once per process. */
 static void libelf_init(void) { (void)elf_version(EV_CURRENT); }
 
 /* Let libelf identify IMAGE as a 64-bit ELF object: a second opinion on the

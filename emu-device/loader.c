@@ -34,6 +34,7 @@ int img_is_code(const struct emu_image *img, uintptr_t addr) {
   return img_has(img, v, 1) && (img_page_prot(img, v) & PROT_EXEC);
 }
 
+/* PROT_* for the segment flags PF. */
 static int pf_to_prot(uint32_t pf) {
   return (pf & PF_R ? PROT_READ : 0) | (pf & PF_W ? PROT_WRITE : 0) |
          (pf & PF_X ? PROT_EXEC : 0);
@@ -239,6 +240,7 @@ static int check_initfini(struct emu_image *img) {
 #define CALL_INIT(fn) ((initfn)(fn))(0, NULL, environ)
 #endif
 
+/* DT_INIT, then DT_INIT_ARRAY in order (checked by check_initfini). */
 static void run_init(struct emu_image *img) {
   if (img->has[DT_INIT])
     CALL_INIT(img->base + img->dyn[DT_INIT]);
@@ -251,6 +253,7 @@ static void run_init(struct emu_image *img) {
   img->inited = 1;
 }
 
+/* DT_FINI_ARRAY in reverse, then DT_FINI, if the initialisers ran. */
 static void run_fini(struct emu_image *img) {
   if (!img->inited)
     return;

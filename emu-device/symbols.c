@@ -23,6 +23,8 @@ void symtab_free(struct emu_symtab *t) {
   memset(t, 0, sizeof *t);
 }
 
+/* The slot holding NAME (LEN bytes, hash H), or the empty slot where it
+ * would go. */
 static struct emu_sym *probe(const struct emu_symtab *t, uint32_t h,
                              const char *name, size_t len) {
   size_t mask = t->cap - 1;

@@ -28,6 +28,7 @@ typedef struct {
   uint64_t offset;
 } tls_index;
 
+/* Take B out of T's block list (T's lock held). */
 static void unlink_block(struct emu_tls *t, struct tls_block *b) {
   if (b->prev)
     b->prev->next = b->next;
