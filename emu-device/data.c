@@ -134,6 +134,11 @@ static int32_t copy(int32_t id, const char *op, void *dst, const void *src,
     return OFFLOAD_SUCCESS;
   if (emu_check_range(d, op, tgt, hst, size) != 0)
     return OFFLOAD_FAIL;
+  if (!hst) {
+    ompemu_error("emu", "device %d: %s of %ld bytes with a NULL host pointer "
+                 "(device " OMPEMU_PTR ")", id, op, (long)size, OMPEMU_P(tgt));
+    return OFFLOAD_FAIL;
+  }
   ompemu_trace(3, "emu", "device %d: %s %ld bytes host " OMPEMU_PTR " %s "
                "device " OMPEMU_PTR "%s", id, op, (long)size, OMPEMU_P(hst),
                to_device ? "->" : "<-", OMPEMU_P(tgt), ai ? " (async)" : "");

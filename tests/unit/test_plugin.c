@@ -111,7 +111,11 @@ static void test_bad_pointers(void **state) {
   int r6 = __tgt_rtl_data_submit(1, d, host, 4); /* other device's memory */
   void *r7 = __tgt_rtl_data_alloc(0, -5, NULL, TARGET_ALLOC_DEFAULT);
   void *r8 = __tgt_rtl_data_alloc(0, 8, NULL, 17);
+  int r10 = __tgt_rtl_data_retrieve(0, NULL, d, 4);
   char *out = capture_end(&c);
+  assert_int_equal(r10, OFFLOAD_FAIL);
+  assert_non_null(strstr(out, "data_retrieve of 4 bytes with a NULL host "
+                              "pointer"));
   assert_int_equal(r1, OFFLOAD_FAIL);
   assert_int_equal(r2, OFFLOAD_FAIL);
   assert_int_equal(r3, OFFLOAD_FAIL);
