@@ -78,6 +78,16 @@ EMU_EXPORT int32_t __tgt_rtl_set_function_ptr_map(
                  "a NULL table", id, (unsigned long)n);
     return OFFLOAD_FAIL;
   }
+  /* The device's binary search needs the order the seed promises. */
+  for (uint64_t i = 1; i < n; i++)
+    if (table[i].host_ptr <= table[i - 1].host_ptr) {
+      ompemu_error("emu", "device %d: set_function_ptr_map: the table is not "
+                   "sorted by host address: row %lu (" OMPEMU_PTR ") follows "
+                   "row %lu (" OMPEMU_PTR ")", id, (unsigned long)i,
+                   OMPEMU_P(table[i].host_ptr), (unsigned long)(i - 1),
+                   OMPEMU_P(table[i - 1].host_ptr));
+      return OFFLOAD_FAIL;
+    }
   size_t bytes = sizeof *table * n;
   if (n && bytes / n != sizeof *table)
     return OFFLOAD_FAIL;

@@ -391,6 +391,17 @@ static void test_fptr_table(void **state) {
   arg[0] = (void *)host_fn;
   assert_int_equal(__tgt_rtl_run_target_region(0, ktr, arg, NULL, 1), 0);
   assert_ptr_equal(translated, (void *)dev_fn);
+  /* An unsorted table is refused and the current one stays. */
+  __omp_offloading_fptr_map_ty bad[2] = {tab[1], tab[0]};
+  struct capture c;
+  capture_begin(&c);
+  int rb = __tgt_rtl_set_function_ptr_map(0, 2, bad);
+  char *out = capture_end(&c);
+  assert_int_equal(rb, OFFLOAD_FAIL);
+  assert_non_null(strstr(out, "the table is not sorted by host address: row 1"));
+  free(out);
+  __tgt_rtl_data_retrieve(0, &ds, svar, 8);
+  assert_int_equal(ds, 1);
   /* Size 0 clears it. */
   assert_int_equal(__tgt_rtl_set_function_ptr_map(0, 0, NULL), 0);
   assert_int_equal(arena_in_use(d->data), before);
