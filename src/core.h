@@ -5,8 +5,11 @@
  * Locks, in the order they may be taken:
  *   rt_state.lock (recursive)  plugins list, libs list, device array growth,
  *                              pending image infos
- *   rt_index_lock (rwlock)     the host-entry index (registry.c)
  *   rt_device.lock             the device's loaded images, ctors, fptr table
+ *   rt_index_lock (rwlock)     the host-entry index (registry.c), and the
+ *                              links of every device's loaded list (changed
+ *                              under both locks, so launches read it under
+ *                              the rwlock alone)
  * A device's mapping lock (mapping.c) is taken inside rt_device.lock by
  * rt_map_global/rt_unmap_globals, never the other way round. */
 #ifndef OMPEMU_CORE_H
@@ -47,6 +50,11 @@ RT_HIDDEN extern int rt_exiting;                  /* process exit started */
 /* Find the library and index of the host entry whose addr is HOST_PTR.
  * 0 found / -1. */
 RT_HIDDEN int rt_index_find(void *host_ptr, struct rt_lib **lib, int *idx);
+RT_HIDDEN int rt_index_find_locked(void *host_ptr, struct rt_lib **lib,
+                                   int *idx);
+RT_HIDDEN void rt_index_rdlock(void);
+RT_HIDDEN void rt_index_wrlock(void);
+RT_HIDDEN void rt_index_unlock(void);
 /* Make plugin P usable: assign its global device ids (under rt_state.lock). */
 RT_HIDDEN int rt_plugin_use(struct rt_plugin *p);
 /* Register our exit handler (again) so it runs before plugins' own. */

@@ -99,8 +99,10 @@ static int load_image(struct rt_device *d, struct rt_lib *l,
            (long)(x->table->EntriesEnd - x->table->EntriesBegin));
   rt_pair_entries(d, x);
   /* Link it before mapping so a failure can be unwound by unload. */
+  rt_index_wrlock();
   x->next = d->loaded;
   d->loaded = x;
+  rt_index_unlock();
   if (rt_globals_map(d, x) != 0)
     return -1;
   if (rt_run_ctors(d, x) != 0)
@@ -148,18 +150,19 @@ int rt_device_prepare(struct rt_device *d) {
 void *rt_device_entry(struct rt_device *d, void *host_ptr, const char **name) {
   struct rt_lib *l;
   int idx;
+  void *r = NULL;
   if (name)
     *name = NULL;
-  if (rt_index_find(host_ptr, &l, &idx) != 0)
-    return NULL;
-  if (name)
-    *name = l->host_begin[idx].name;
-  void *r = NULL;
-  pthread_mutex_lock(&d->lock);
-  struct rt_loaded *x = find_loaded(d, l);
-  if (x)
-    r = x->tgt[idx];
-  pthread_mutex_unlock(&d->lock);
+  /* The read lock alone: launches from many threads do not serialise. */
+  rt_index_rdlock();
+  if (rt_index_find_locked(host_ptr, &l, &idx) == 0) {
+    if (name)
+      *name = l->host_begin[idx].name;
+    struct rt_loaded *x = find_loaded(d, l);
+    if (x)
+      r = x->tgt[idx];
+  }
+  rt_index_unlock();
   return r;
 }
 
@@ -173,7 +176,9 @@ void rt_device_unload_lib(struct rt_device *d, struct rt_lib *l) {
     RT_TRACE(1, "device %d: unloading %s", d->id, rt_lib_name(l));
     rt_run_dtors(d, x);
     rt_globals_unmap(d, x);
+    rt_index_wrlock();
     *pp = x->next;
+    rt_index_unlock();
     free(x->tgt);
     free(x);
     rt_fptr_update(d);

@@ -156,9 +156,12 @@ static void index_rebuild(void) {
   pthread_rwlock_unlock(&rt_index_lock);
 }
 
-int rt_index_find(void *host_ptr, struct rt_lib **lib, int *idx) {
+void rt_index_rdlock(void) { pthread_rwlock_rdlock(&rt_index_lock); }
+void rt_index_wrlock(void) { pthread_rwlock_wrlock(&rt_index_lock); }
+void rt_index_unlock(void) { pthread_rwlock_unlock(&rt_index_lock); }
+
+int rt_index_find_locked(void *host_ptr, struct rt_lib **lib, int *idx) {
   int rc = -1;
-  pthread_rwlock_rdlock(&rt_index_lock);
   size_t lo = 0, hi = index_n;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
@@ -174,6 +177,12 @@ int rt_index_find(void *host_ptr, struct rt_lib **lib, int *idx) {
     *idx = index_rows[lo].idx;
     rc = 0;
   }
+  return rc;
+}
+
+int rt_index_find(void *host_ptr, struct rt_lib **lib, int *idx) {
+  pthread_rwlock_rdlock(&rt_index_lock);
+  int rc = rt_index_find_locked(host_ptr, lib, idx);
   pthread_rwlock_unlock(&rt_index_lock);
   return rc;
 }
