@@ -1,7 +1,8 @@
 # Hand-lowered offload programs built with gcc only (host C + device C +
 # ompemu-wrap), run on a libomptarget by tests/lowered/run.sh (TAP).
 TESTS += tests/lowered/run.sh tests/lowered/run-llvm14.sh
-EXTRA_DIST += tests/lowered/run.sh tests/lowered/run-llvm14.sh tests/lowered/lowered.h \
+EXTRA_DIST += tests/lowered/README.md tests/lowered/run.sh \
+	tests/lowered/run-llvm14.sh tests/lowered/lowered.h \
 	tests/lowered/hello.host.c tests/lowered/hello.dev.c \
 	tests/lowered/global.host.c tests/lowered/global.dev.c \
 	tests/lowered/struct.host.c tests/lowered/struct.dev.c \

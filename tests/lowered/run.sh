@@ -18,7 +18,7 @@ CC=${CC:-cc}
 LLVM14_LIBDIR=${LLVM14_LIBDIR:-/usr/lib/llvm-14/lib}
 T=$S/tests/lowered
 WRAP=$B/ompemu-wrap
-NTESTS=13
+NTESTS=14
 
 mode=${OMPEMU_LOWERED_RUNTIME:-auto}
 if [ "$mode" = auto ]; then
@@ -125,6 +125,22 @@ step "$WRAP" -o wrap-two.o --offload-arch=gfx906 amdgpu.dev.so \
   --offload-arch=x86-64 hello.dev.so && prog hello two wrap-two.o &&
   run ./two
 report "two images, the first for EM_AMDGPU: the x86-64 one is picked" $?
+
+# ompemu's trace names each image's arch (from __tgt_register_image_info)
+# and which image the emu plugin claimed.
+: >"$log"
+if [ "$mode" = ompemu ]; then
+  OMPEMU_TRACE=1 $RUN ./two >two.trace 2>&1
+  st=$?
+  cat two.trace >>"$log" 2>/dev/null
+  [ $st -eq 0 ] && grep -q 'image 0: arch gfx906' two.trace &&
+    grep -q 'image 1: arch x86-64' two.trace &&
+    grep -q 'image 1 claimed by plugin emu' two.trace &&
+    ! grep -q 'image 0 claimed' two.trace
+  report "trace shows each image's arch and that image 1 was claimed" $?
+else
+  n=$((n + 1)); echo "ok $n # SKIP the image-info trace is ompemu's"
+fi
 
 : >"$log"
 step "$WRAP" -o wrap-foreign.o --offload-arch=gfx906 amdgpu.dev.so &&

@@ -74,6 +74,12 @@ assert im[1]['image']['entries'][0]['exported'] is True
 else
   skip "python3 not installed: JSON not validated"
 fi
+$CC $CF -shared -fPIC -DSTUB_LIB -o libfat.so "$S/tests/tools/stubhost.c" wrap.o -L. -lomptarget >/dev/null 2>&1
+"$DUMP" libfat.so >dso.txt 2>&1; st=$?
+check "shared library with its own descriptor: same images and entries" sh -c "
+  test $st -eq 0 && grep -q '^libfat.so: fat binary (ELF64 x86-64, DYN)' dso.txt &&
+  grep -q ': 2 image(s)' dso.txt && grep -q 'arch gfx906' dso.txt &&
+  grep -Eq '\[1\] variable +stub_global' dso.txt"
 "$DUMP" dev.so >bare.txt 2>&1; st=$?
 check "bare device image: its entries and needs" sh -c "
   test $st -eq 0 && grep -q '^dev.so: device image (ELF64 x86-64, DYN)' bare.txt &&
