@@ -159,10 +159,15 @@ static int run_target(struct rt_op *op, void *host_ptr, const struct rt_args *a,
   }
   size_t n = a->n > 0 ? (size_t)a->n : 1;
   struct kargs k = {0};
-  k.args = malloc(n * sizeof(void *));
-  k.offs = malloc(n * sizeof(ptrdiff_t));
-  k.pos = malloc(n * sizeof(int));
-  k.priv = malloc(n * sizeof(void *));
+  /* Small argument lists (the usual case) live on the stack. */
+  void *args_small[16], *priv_small[16];
+  ptrdiff_t offs_small[16];
+  int pos_small[16];
+  int small = n <= 16;
+  k.args = small ? args_small : malloc(n * sizeof(void *));
+  k.offs = small ? offs_small : malloc(n * sizeof(ptrdiff_t));
+  k.pos = small ? pos_small : malloc(n * sizeof(int));
+  k.priv = small ? priv_small : malloc(n * sizeof(void *));
   int rc = -1;
   if (!k.args || !k.offs || !k.pos || !k.priv) {
     rt_err("out of memory launching " OMPEMU_PTR, OMPEMU_P(host_ptr));
@@ -225,10 +230,12 @@ out:
       rc = -1;
     }
   }
-  free(k.args);
-  free(k.offs);
-  free(k.pos);
-  free(k.priv);
+  if (!small) {
+    free(k.args);
+    free(k.offs);
+    free(k.pos);
+    free(k.priv);
+  }
   return rc;
 }
 

@@ -13,6 +13,16 @@
 #include <string.h>
 
 #define SKIP_TYPES (OMP_TGT_MAPTYPE_LITERAL | OMP_TGT_MAPTYPE_PRIVATE)
+/* Lists up to this long use stack buffers (launch latency). */
+#define SMALL_LIST 32
+#define LIST_BUF(type, name, n)                                                \
+  type name##_small[SMALL_LIST];                                               \
+  type *name = (n) <= SMALL_LIST ? name##_small : malloc((size_t)(n) * sizeof(type))
+#define LIST_FREE(name)                                                        \
+  do {                                                                         \
+    if (name != name##_small)                                                  \
+      free(name);                                                              \
+  } while (0)
 
 int rt_usm(void) {
   return (rt_state.requires_flags & OMP_REQ_UNIFIED_SHARED_MEMORY) != 0;
@@ -210,8 +220,8 @@ static int begin_one(struct rt_op *op, struct map_table *t,
 int rt_data_begin(struct rt_op *op, const struct rt_args *a) {
   if (a->n <= 0)
     return 0;
-  int32_t *order = malloc((size_t)a->n * sizeof(int32_t));
-  int *has_members = malloc((size_t)a->n * sizeof(int));
+  LIST_BUF(int32_t, order, a->n);
+  LIST_BUF(int, has_members, a->n);
   int rc = -1;
   if (!order || !has_members) {
     rt_err("out of memory mapping %d arguments", (int)a->n);
@@ -244,8 +254,8 @@ int rt_data_begin(struct rt_op *op, const struct rt_args *a) {
   }
   rc = 0;
 out:
-  free(order);
-  free(has_members);
+  LIST_FREE(order);
+  LIST_FREE(has_members);
   return rc;
 }
 
@@ -430,9 +440,9 @@ static int dealloc_one(struct rt_op *op, const struct dealloc *x) {
 int rt_data_end(struct rt_op *op, const struct rt_args *a) {
   if (a->n <= 0)
     return 0;
-  int32_t *order = malloc((size_t)a->n * sizeof(int32_t));
-  int *has_members = malloc((size_t)a->n * sizeof(int));
-  struct dealloc *del = malloc((size_t)a->n * sizeof(struct dealloc));
+  LIST_BUF(int32_t, order, a->n);
+  LIST_BUF(int, has_members, a->n);
+  LIST_BUF(struct dealloc, del, a->n);
   int ndel = 0, rc = -1;
   uintptr_t mapper_base = 0;
   if (!order || !has_members || !del) {
@@ -475,9 +485,9 @@ int rt_data_end(struct rt_op *op, const struct rt_args *a) {
   }
   rc = 0;
 out:
-  free(order);
-  free(has_members);
-  free(del);
+  LIST_FREE(order);
+  LIST_FREE(has_members);
+  LIST_FREE(del);
   return rc;
 }
 

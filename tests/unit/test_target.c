@@ -325,7 +325,10 @@ static void expect_refused(struct ml *m, const void *host, size_t n,
 static void test_malformed(void **state) {
   (void)state;
   double data[8];
-  struct S s = {8, data};
+  struct S s;
+  memset(&s, 0, sizeof s); /* padding too: it is compared byte by byte */
+  s.n = 8;
+  s.p = data;
   for (int i = 0; i < 8; i++)
     data[i] = i;
   unsigned char snap_s[sizeof s], snap_d[sizeof data];
