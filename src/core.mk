@@ -12,3 +12,4 @@ rt_core_sources += \
 	src/policy.c \
 	src/exports.c \
 	src/interop.c
+
