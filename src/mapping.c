@@ -347,16 +347,16 @@ void rt_unmap_globals(struct rt_device *d, const void *begin,
                       const void *end) {
   pthread_mutex_lock(&d->map_lock);
   struct map_table *t = d->maps;
-  while (t) {
-    struct map_entry *e = map_first_from(t, (uintptr_t)begin);
-    while (e && e->hst_begin < (uintptr_t)end &&
-           !(e->kind == MAP_KIND_GLOBAL && e->hst_end <= (uintptr_t)end))
-      e = upper_entry(t, e->hst_begin);
-    if (!e || e->hst_begin >= (uintptr_t)end)
-      break;
-    RT_TRACE(2, "device %d: unmap global host " OMPEMU_PTR, d->id,
-             OMPEMU_P(e->hst_begin));
-    map_remove(t, e);
+  struct map_entry *e = t ? map_first_from(t, (uintptr_t)begin) : NULL;
+  while (e && e->hst_begin < (uintptr_t)end) {
+    /* Nodes keep their identity across rebalancing: NEXT stays valid. */
+    struct map_entry *next = upper_entry(t, e->hst_begin);
+    if (e->kind == MAP_KIND_GLOBAL && e->hst_end <= (uintptr_t)end) {
+      RT_TRACE(2, "device %d: unmap global host " OMPEMU_PTR, d->id,
+               OMPEMU_P(e->hst_begin));
+      map_remove(t, e);
+    }
+    e = next;
   }
   pthread_mutex_unlock(&d->map_lock);
 }
