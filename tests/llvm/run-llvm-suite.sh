@@ -107,11 +107,17 @@ if [ -n "$expected" ]; then
     echo "llvm-suite: tests that pass on LLVM 14 but not on $runtime:"
     for t in $missing; do
       echo "  $(grep " $t\$" "$results" || echo "MISSING $t")"
-      # The first telling line of its output, as a hint.
+      # Hints: the first lines of its output from ompemu (emu:, ompemu:,
+      # Libomptarget ...), else the first FileCheck or crash line.
       awk -v t=":: $t' FAILED" 'index($0, t) { on = 1; next }
         on && /^\*{20}$/ { exit }
-        on && /(^emu: |^ompemu: |Libomptarget (error|fatal|message)|error: CHECK|Segmentation|Assertion)/ &&
-          !/^\$ / { print "      " substr($0, 1, 200); n++; if (n == 2) exit }' "$log"
+        !on || /^\$ / { next }
+        { sub(/^ *[0-9]+: /, ""); sub(/[ \t]+$/, "") }
+        /^(emu: |ompemu: |Libomptarget (error|fatal|message))/ && !seen[$0]++ {
+          if (n < 2) hint[n++] = $0 }
+        /(error: CHECK|Segmentation|Assertion|command failed)/ && !other { other = $0 }
+        END { if (n == 0 && other != "") hint[n++] = other
+              for (i = 0; i < n; i++) print "      " substr(hint[i], 1, 200) }' "$log"
     done
     rc=1
   else
