@@ -80,6 +80,18 @@ check "shared library with its own descriptor: same images and entries" sh -c "
   test $st -eq 0 && grep -q '^libfat.so: fat binary (ELF64 x86-64, DYN)' dso.txt &&
   grep -q ': 2 image(s)' dso.txt && grep -q 'arch gfx906' dso.txt &&
   grep -Eq '\[1\] variable +stub_global' dso.txt"
+"$DUMP" wrap.o >obj.txt 2>&1; st=$?
+check "the wrapper object itself: descriptor, 2 images with archs, bounds bound when linked" sh -c "
+  test $st -eq 0 && grep -q 'relocatable object with a descriptor (wrapper)' obj.txt &&
+  grep -q 'host entries __start_omp_offloading_entries..__stop_omp_offloading_entries (bound when linked)' obj.txt &&
+  grep -q 'image 0: arch gfx906, $(wc -c <amd.so | tr -d ' ') bytes' obj.txt &&
+  grep -q 'image 1: arch x86-64, $size_dev bytes' obj.txt"
+$CC $CF -c -o host.o "$S/tests/tools/stubhost.c"
+"$DUMP" host.o >hostobj.txt 2>&1; st=$?
+check "a host object's own entries table" sh -c "
+  test $st -eq 0 && grep -q 'entries (2):' hostobj.txt &&
+  grep -Eq '\[0\] kernel +__omp_offloading_stub_kernel' hostobj.txt &&
+  grep -Eq 'size 4, addr 0x[0-9a-f]+ \(stub_global\)' hostobj.txt"
 "$DUMP" dev.so >bare.txt 2>&1; st=$?
 check "bare device image: its entries and needs" sh -c "
   test $st -eq 0 && grep -q '^dev.so: device image (ELF64 x86-64, DYN)' bare.txt &&

@@ -145,7 +145,7 @@ void dump_devimage_view(struct ev *v, struct dump_devimage *out) {
               (unsigned long)sh.sh_size);
   out->nentries = sh.sh_size / sizeof(__tgt_offload_entry);
   out->entries =
-      dump_read_entries(v, sh.sh_addr, out->nentries, 1, &out->notes);
+      dump_read_entries(v, sh.sh_addr, out->nentries, !v->is_rel, &out->notes);
   if (!out->entries)
     out->nentries = 0;
 }

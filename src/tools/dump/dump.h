@@ -57,6 +57,8 @@ struct dump_desc {
   const char *how;      /* "symbol .omp_offloading.descriptor" / "scan" */
   int32_t num_images;
   uint64_t images_addr, host_begin, host_end;
+  const char *host_begin_sym; /* object files: the undefined bound symbols */
+  const char *host_end_sym;
   struct dump_image *images;
   size_t nimages;
   struct dump_entry *host;

@@ -12,6 +12,15 @@ static int in_file(uint64_t off, uint64_t len, size_t size) {
   return off <= size && len <= size - off;
 }
 
+int ev_shdr(struct ev *v, size_t i, GElf_Shdr *out) {
+  Elf_Scn *scn = i < v->shnum ? elf_getscn(v->elf, i) : NULL;
+  if (!scn || !gelf_getshdr(scn, out))
+    return 0;
+  if (v->is_rel)
+    out->sh_addr = (uint64_t)i << EV_REL_SHIFT;
+  return 1;
+}
+
 static int cmp_rel(const void *a, const void *b) {
   const struct ev_rel *x = a, *y = b;
   return x->off < y->off ? -1 : x->off > y->off;
@@ -23,9 +32,18 @@ static void load_relocs(struct ev *v) {
   for (size_t i = 1; i < v->shnum; i++) {
     Elf_Scn *scn = elf_getscn(v->elf, i);
     GElf_Shdr sh;
-    if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA ||
-        !(sh.sh_flags & SHF_ALLOC))
+    if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA)
       continue;
+    /* Linked files: the dynamic relocations.  Objects: all of them, at
+     * the synthetic address of the section they apply to. */
+    uint64_t base = 0;
+    if (v->is_rel) {
+      if (sh.sh_info == 0 || sh.sh_info >= v->shnum)
+        continue;
+      base = (uint64_t)sh.sh_info << EV_REL_SHIFT;
+    } else if (!(sh.sh_flags & SHF_ALLOC)) {
+      continue;
+    }
     if (!in_file(sh.sh_offset, sh.sh_size, v->size)) {
       dump_note(v->notes, "relocation section %zu lies outside the file", i);
       continue;
@@ -47,7 +65,7 @@ static void load_relocs(struct ev *v) {
         cap = ncap;
       }
       v->rels[v->nrels++] = (struct ev_rel){
-          r.r_offset, (uint32_t)GELF_R_TYPE(r.r_info),
+          base + r.r_offset, (uint32_t)GELF_R_TYPE(r.r_info),
           (uint32_t)GELF_R_SYM(r.r_info), r.r_addend};
     }
   }
@@ -136,8 +154,10 @@ int ev_open(struct ev *v, const void *bytes, size_t len,
   if (v->eh.e_shnum && !v->shnum)
     dump_note(notes, "the header claims %u sections; none could be read",
               (unsigned)v->eh.e_shnum);
+  v->is_rel = v->eh.e_type == ET_REL;
   load_symtab(v, SHT_SYMTAB, &v->symtab);
   load_symtab(v, SHT_DYNSYM, &v->dynsym);
+  v->relsyms = v->is_rel ? &v->symtab : &v->dynsym;
   if (v->eh.e_machine == EM_X86_64)
     load_relocs(v);
   return 0;
@@ -154,9 +174,8 @@ void ev_close(struct ev *v) {
 
 int ev_section(struct ev *v, const char *name, GElf_Shdr *out) {
   for (size_t i = 1; i < v->shnum; i++) {
-    Elf_Scn *scn = elf_getscn(v->elf, i);
     GElf_Shdr sh;
-    if (!scn || !gelf_getshdr(scn, &sh))
+    if (!ev_shdr(v, i, &sh))
       continue;
     const char *n = elf_strptr(v->elf, v->shstrndx, sh.sh_name);
     if (n && strcmp(n, name) == 0) {
@@ -198,9 +217,8 @@ static int64_t translate(struct ev *v, uint64_t vaddr, size_t len) {
     return -1;
   }
   for (size_t i = 1; i < v->shnum; i++) {
-    Elf_Scn *scn = elf_getscn(v->elf, i);
     GElf_Shdr sh;
-    if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) ||
+    if (!ev_shdr(v, i, &sh) || !(sh.sh_flags & SHF_ALLOC) ||
         sh.sh_addr == 0 || vaddr < sh.sh_addr)
       continue;
     uint64_t rel = vaddr - sh.sh_addr;
@@ -234,6 +252,9 @@ const char *ev_symname(struct ev *v, struct ev_symtab *t, size_t i,
                        GElf_Sym *out) {
   if (!t->data || i >= t->count || !gelf_getsym(t->data, (int)i, out))
     return NULL;
+  if (v->is_rel && out->st_shndx != SHN_UNDEF &&
+      out->st_shndx < SHN_LORESERVE)
+    out->st_value += (uint64_t)out->st_shndx << EV_REL_SHIFT;
   return elf_strptr(v->elf, t->strndx, out->st_name);
 }
 
@@ -259,7 +280,7 @@ int ev_read_ptr(struct ev *v, uint64_t vaddr, uint64_t *val,
     case R_X86_64_64:
     case R_X86_64_GLOB_DAT:
     case R_X86_64_JUMP_SLOT:
-      name = ev_symname(v, &v->dynsym, r->sym, &s);
+      name = ev_symname(v, v->relsyms, r->sym, &s);
       if (name && s.st_shndx != SHN_UNDEF) {
         *val = s.st_value + (uint64_t)r->addend;
       } else {

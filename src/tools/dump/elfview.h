@@ -35,6 +35,8 @@ struct ev {
   size_t phnum;
   struct ev_rel *rels; /* dynamic relocations, sorted by offset */
   size_t nrels;
+  int is_rel;          /* ET_REL: synthetic section addresses */
+  struct ev_symtab *relsyms; /* table the relocations' symbols index */
   struct ev_symtab symtab, dynsym;
   struct dump_notes *notes;
 };
@@ -44,6 +46,15 @@ struct ev {
 int ev_open(struct ev *v, const void *bytes, size_t len,
             struct dump_notes *notes, const char **why);
 void ev_close(struct ev *v);
+
+/* In a relocatable object (ET_REL) sections have no addresses; the view
+ * gives section I the address I << EV_REL_SHIFT, applies the object's
+ * relocations there, and shifts symbol values the same way, so the rest of
+ * the dumper reads an object like a linked file. */
+#define EV_REL_SHIFT 40
+
+/* Header of section I with sh_addr as the view sees it; 1 ok, 0 not. */
+int ev_shdr(struct ev *v, size_t i, GElf_Shdr *out);
 
 /* Header of the section called NAME (first match); 1 found, 0 not. */
 int ev_section(struct ev *v, const char *name, GElf_Shdr *out);

@@ -47,9 +47,8 @@ static void read_infos(struct ev *v, struct dump_desc *d) {
   if (found || !ev_section(v, ".offload_arch_list", &al))
     return;
   for (size_t k = 1; k < v->shnum; k++) {
-    Elf_Scn *scn = elf_getscn(v->elf, k);
     GElf_Shdr sh;
-    if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_WRITE) ||
+    if (!ev_shdr(v, k, &sh) || !(sh.sh_flags & SHF_WRITE) ||
         !(sh.sh_flags & SHF_ALLOC) || sh.sh_type != SHT_PROGBITS)
       continue;
     for (uint64_t off = 0; off + 32 <= sh.sh_size; off += 8) {
@@ -77,8 +76,8 @@ static int read_desc(struct ev *v, struct dump_desc *d,
   const char *imp;
   if (ev_read(v, d->addr, &d->num_images, 4) != 0 ||
       ev_read_ptr(v, d->addr + 8, &d->images_addr, &imp) != 0 ||
-      ev_read_ptr(v, d->addr + 16, &d->host_begin, &imp) != 0 ||
-      ev_read_ptr(v, d->addr + 24, &d->host_end, &imp) != 0) {
+      ev_read_ptr(v, d->addr + 16, &d->host_begin, &d->host_begin_sym) != 0 ||
+      ev_read_ptr(v, d->addr + 24, &d->host_end, &d->host_end_sym) != 0) {
     dump_note(notes, "descriptor at 0x%016lx is outside the file",
               (unsigned long)d->addr);
     return -1;
@@ -88,7 +87,9 @@ static int read_desc(struct ev *v, struct dump_desc *d,
               (unsigned long)d->addr, d->num_images);
     return -1;
   }
-  if (d->host_end < d->host_begin)
+  if (d->host_begin_sym || d->host_end_sym)
+    ; /* an object file: the linker binds the bounds */
+  else if (d->host_end < d->host_begin)
     dump_note(notes, "descriptor at 0x%016lx: host entries end 0x%016lx "
               "before begin 0x%016lx", (unsigned long)d->addr,
               (unsigned long)d->host_end, (unsigned long)d->host_begin);
@@ -161,9 +162,8 @@ static int add_desc(struct dump_report *rep, uint64_t addr, const char *how) {
 static void scan_descs(struct ev *v, struct dump_report *rep, uint64_t begin,
                        uint64_t end) {
   for (size_t k = 1; k < v->shnum; k++) {
-    Elf_Scn *scn = elf_getscn(v->elf, k);
     GElf_Shdr sh;
-    if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) ||
+    if (!ev_shdr(v, k, &sh) || !(sh.sh_flags & SHF_ALLOC) ||
         (sh.sh_flags & SHF_EXECINSTR) || sh.sh_type != SHT_PROGBITS ||
         sh.sh_addr == 0)
       continue;
@@ -221,6 +221,7 @@ int dump_fatbin(struct ev *v, struct dump_report *rep) {
   for (size_t i = 0; i < rep->ndescs; i++) {
     struct dump_desc *d = &rep->descs[i];
     if (read_desc(v, d, &rep->notes) == 0 && rep->entries_section &&
+        !d->host_begin_sym &&
         (d->host_begin != rep->sec_begin || d->host_end != rep->sec_end))
       dump_note(&rep->notes, "descriptor %zu's host entries 0x%016lx..0x%016lx "
                 "differ from the omp_offloading_entries section", i,

@@ -35,6 +35,9 @@ static void help(void) {
       "  lacks the name, as a by-name lookup would), the libraries it needs\n"
       "  and the symbols it leaves undefined for the device runtime.\n"
       "  For a bare device image: the same device-side information.\n"
+      "  For a relocatable object: the wrapper's descriptor and images (an\n"
+      "  ompemu-wrap or clang-offload-wrapper output), or the object's own\n"
+      "  entries table; section N's offsets are shown as N << 40 + offset.\n"
       "  Pointers are read as the dynamic loader would set them (RELATIVE,\n"
       "  64, GLOB_DAT relocations applied).  What cannot be read is reported\n"
       "  as a note.\n"
@@ -165,10 +168,18 @@ int main(int argc, char **argv) {
   rep.type = v.eh.e_type;
 
   if (v.eh.e_type == ET_REL) {
-    rep.kind = "relocatable object";
-    dump_note(&rep.notes, "relocatable objects are not read: link it, then "
-              "dump the executable or library (readelf -s -r shows its "
-              "symbols and relocations)");
+    /* A wrapper object (its descriptor), or a host/device object with
+     * entries of its own; addresses are section-relative (see elfview.h). */
+    if (dump_fatbin(&v, &rep) == 0) {
+      rep.kind = "relocatable object with a descriptor (wrapper)";
+    } else {
+      rep.kind = "relocatable object";
+      rep.has_bare = 1;
+      dump_devimage_view(&v, &rep.bare);
+      if (!rep.bare.has_entries) {
+        rep.kind = "relocatable object without offload data";
+      }
+    }
   } else if (dump_fatbin(&v, &rep) == 0) {
     rep.kind = v.eh.e_type == ET_EXEC ? "fat executable" : "fat binary";
   } else {

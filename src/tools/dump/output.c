@@ -111,10 +111,11 @@ static void text_dev(const char *indent, const struct dump_devimage *d) {
   if (d->has_entries && d->skipped) {
     printf("%sdevice entries: not read (%s)\n", indent, d->skipped);
   } else if (d->has_entries) {
-    printf("%sdevice entries (%zu):\n", indent, d->nentries);
+    printf("%s%s (%zu):\n", indent,
+           d->type == ET_REL ? "entries" : "device entries", d->nentries);
     text_entries(in2, d->entries, d->nentries, 1);
   }
-  if (d->is_elf) {
+  if (d->is_elf && d->type != ET_REL) {
     printf("%sneeds libraries (%zu):", indent, d->nneeded);
     for (size_t i = 0; i < d->nneeded; i++)
       printf(" %s", d->needed[i]);
@@ -132,6 +133,9 @@ void dump_print_text(const struct dump_report *r) {
     printf(" (ELF64 %s, %s)", dump_machine_name(r->machine),
            dump_type_name(r->type));
   putchar('\n');
+  if (r->type == ET_REL)
+    printf("(a relocatable object: section N's offsets are shown as "
+           "addresses N << 40 + offset)\n");
   if (r->entries_section)
     printf("omp_offloading_entries: 0x%016lx..0x%016lx (%lu entries)\n",
            P(r->sec_begin), P(r->sec_end),
@@ -139,11 +143,18 @@ void dump_print_text(const struct dump_report *r) {
   for (size_t k = 0; k < r->ndescs; k++) {
     const struct dump_desc *d = &r->descs[k];
     printf("descriptor %zu at 0x%016lx (found by %s): %d image(s) at "
-           "0x%016lx, host entries 0x%016lx..0x%016lx\n",
-           k, P(d->addr), d->how, d->num_images, P(d->images_addr),
-           P(d->host_begin), P(d->host_end));
-    printf("  host entries (%zu):\n", d->nhost);
-    text_entries("    ", d->host, d->nhost, 0);
+           "0x%016lx, ", k, P(d->addr), d->how, d->num_images,
+           P(d->images_addr));
+    if (d->host_begin_sym || d->host_end_sym) {
+      printf("host entries %s..%s (bound when linked)\n",
+             d->host_begin_sym ? d->host_begin_sym : "?",
+             d->host_end_sym ? d->host_end_sym : "?");
+    } else {
+      printf("host entries 0x%016lx..0x%016lx\n", P(d->host_begin),
+             P(d->host_end));
+      printf("  host entries (%zu):\n", d->nhost);
+      text_entries("    ", d->host, d->nhost, 0);
+    }
     for (size_t i = 0; i < d->nimages; i++) {
       const struct dump_image *im = &d->images[i];
       printf("  image %zu: arch %s, %lu bytes at 0x%016lx..0x%016lx\n", i,
@@ -264,6 +275,10 @@ void dump_print_json(const struct dump_report *r) {
     jaddr(d->host_begin);
     printf(",\"host_entries_end\":");
     jaddr(d->host_end);
+    printf(",\"host_entries_begin_symbol\":");
+    jstr(d->host_begin_sym);
+    printf(",\"host_entries_end_symbol\":");
+    jstr(d->host_end_sym);
     printf(",\"host_entries\":");
     jentries(d->host, d->nhost, 0);
     printf(",\"images\":[");
