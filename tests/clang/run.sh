@@ -103,14 +103,19 @@ run_mode() {
   envs="OMP_TARGET_OFFLOAD=mandatory $(directive "$f" RUN-ENV | tr '\n' ' ')"
   case $mode in
     emu)
-      [ -x "$OMPEMU_BUILDDIR/ompemu-run" ] || { echo "ompemu-run not built" >"$o.err"; return 1; }
+      [ -x "$OMPEMU_BUILDDIR/ompemu-run" ] || { echo "ompemu-run not built" >"$o.why"; return 1; }
       env $envs OMPEMU_TEST_DEVICE=emu timeout "$TIMEOUT" \
         "$OMPEMU_BUILDDIR/ompemu-run" "$prog" >"$o.out" 2>"$o.err" ;;
     x86)
+      # Without ompemu's runtime the RUNPATH would pick LLVM's: refuse.
+      [ -f "$LIBS/libomptarget.so" ] || { echo "$LIBS/libomptarget.so not built" >"$o.why"; return 1; }
       env $envs OMPEMU_TEST_DEVICE=x86 OMPEMU_PLUGINS=x86_64 \
         LD_LIBRARY_PATH="$LIBS:$LLVM14_LIBDIR" timeout "$TIMEOUT" \
         "$prog" >"$o.out" 2>"$o.err" ;;
     llvmrt)
+      # Without the emu plugin LLVM's runtime would load its own x86_64
+      # plugin from $LLVM14_LIBDIR: refuse.
+      [ -n "$emu_plugin" ] || { echo "libomptarget.rtl.emu.so not built" >"$o.why"; return 1; }
       env $envs OMPEMU_TEST_DEVICE=emu \
         LD_LIBRARY_PATH="$tmp:$LLVM14_LIBDIR" timeout "$TIMEOUT" \
         "$prog" >"$o.out" 2>"$o.err" ;;
