@@ -4,7 +4,7 @@
 # binaries, malformed inputs, valgrind).
 TESTS += tests/tools/wrap.sh tests/tools/dump.sh
 EXTRA_DIST += tests/tools/wrap.sh tests/tools/dump.sh \
-	tests/tools/stubrt.c tests/tools/stubhost.c
+	tests/tools/stubrt.c tests/tools/stubhost.c tests/tools/mutate.c
 clean-local: clean-tools-tests
 clean-tools-tests:
 	-rm -rf tests/tools/work-wrap tests/tools/work-dump
