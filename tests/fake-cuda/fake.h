@@ -1,6 +1,7 @@
 /* Internals of the CUDA driver test double (libcuda.so.1 for tests only).
- * One recursive mutex, fake_lock, protects all of its state: kernels run
- * with it held (they may call back into __kmpc_target_translate_fptr). */
+ * One recursive mutex, fake_lock, protects all of its state (lists, stream
+ * queues, the allocator, the log).  Kernels and copies run without it:
+ * device code may start threads that call back into the fake. */
 #ifndef FAKE_CUDA_INTERNAL_H
 #define FAKE_CUDA_INTERNAL_H
 
@@ -122,7 +123,6 @@ struct fake_ctx *fake_cur_ctx(void);
 /* fake_mem.c: 1 if [P, P+N) is device memory the fake knows (an allocation,
  * pinned host memory, or a module's data). */
 int fake_valid_dptr(uintptr_t p, size_t n);
-void fake_module_span_add(uintptr_t lo, uintptr_t hi);
 
 /* fake_stream.c: queue OP on S (NULL: legacy stream), run at once if S is
  * NULL or the fake is eager.  Flush runs everything queued on S. */

@@ -40,39 +40,50 @@ static CUresult run_op(struct fake_op *op) {
   return CUDA_ERROR_INVALID_VALUE;
 }
 
+/* Run everything queued on S, in order.  The lock is held only to take
+ * each op off the queue: kernels run unlocked, since device code may start
+ * threads that call back into the fake (__kmpc_target_translate_fptr). */
 CUresult fake_flush(struct fake_stream *s) {
   CUresult r = CUDA_SUCCESS;
-  pthread_mutex_lock(&fake_lock);
-  while (s->head) {
+  for (;;) {
+    pthread_mutex_lock(&fake_lock);
     struct fake_op *op = s->head;
-    s->head = op->next;
-    if (!s->head)
-      s->tail = NULL;
+    if (op) {
+      s->head = op->next;
+      if (!s->head)
+        s->tail = NULL;
+    }
+    pthread_mutex_unlock(&fake_lock);
+    if (!op)
+      break;
     CUresult r1 = run_op(op);
     if (r == CUDA_SUCCESS)
       r = r1;
     free(op);
   }
-  pthread_mutex_unlock(&fake_lock);
   return r;
 }
 
 CUresult fake_flush_blocking(int device) {
   CUresult r = CUDA_SUCCESS;
+  struct fake_stream *todo[256];
+  int n = 0;
   pthread_mutex_lock(&fake_lock);
-  for (struct fake_stream *s = fake.streams; s; s = s->next)
-    if (s->device == device && !(s->flags & CU_STREAM_NON_BLOCKING)) {
-      CUresult r1 = fake_flush(s);
-      if (r == CUDA_SUCCESS)
-        r = r1;
-    }
+  for (struct fake_stream *s = fake.streams; s && n < 256; s = s->next)
+    if (s->device == device && !(s->flags & CU_STREAM_NON_BLOCKING) && s->head)
+      todo[n++] = s;
   pthread_mutex_unlock(&fake_lock);
+  for (int i = 0; i < n; i++) {
+    CUresult r1 = fake_flush(todo[i]);
+    if (r == CUDA_SUCCESS)
+      r = r1;
+  }
   return r;
 }
 
+/* Called without fake_lock held. */
 CUresult fake_submit(struct fake_stream *s, struct fake_op *op) {
   CUresult r = CUDA_SUCCESS;
-  pthread_mutex_lock(&fake_lock);
   if (!s || fake.eager) {
     if (!s && fake_cur_ctx())
       r = fake_flush_blocking(fake_cur_ctx()->device);
@@ -82,13 +93,14 @@ CUresult fake_submit(struct fake_stream *s, struct fake_op *op) {
     if (r == CUDA_SUCCESS)
       r = r1;
     free(op);
-  } else {
-    if (s->tail)
-      s->tail->next = op;
-    else
-      s->head = op;
-    s->tail = op;
+    return r;
   }
+  pthread_mutex_lock(&fake_lock);
+  if (s->tail)
+    s->tail->next = op;
+  else
+    s->head = op;
+  s->tail = op;
   pthread_mutex_unlock(&fake_lock);
   return r;
 }
@@ -171,9 +183,8 @@ CUresult cuEventRecord(CUevent he, CUstream hs) {
   pthread_mutex_lock(&fake_lock);
   e->pending = 1;
   e->stream = s;
-  CUresult r = fake_submit(s, op);
   pthread_mutex_unlock(&fake_lock);
-  return r;
+  return fake_submit(s, op);
 }
 
 CUresult cuStreamWaitEvent(CUstream hs, CUevent he, unsigned int flags) {
@@ -194,12 +205,9 @@ CUresult cuEventSynchronize(CUevent he) {
   if (!e)
     return CUDA_ERROR_INVALID_HANDLE;
   fake_log("cuEventSynchronize event=0x%016lx", (unsigned long)(uintptr_t)e);
-  CUresult r = CUDA_SUCCESS;
-  pthread_mutex_lock(&fake_lock);
   if (e->pending && e->stream)
-    r = fake_flush(e->stream);
-  pthread_mutex_unlock(&fake_lock);
-  return r;
+    return fake_flush(e->stream);
+  return CUDA_SUCCESS;
 }
 
 CUresult cuEventDestroy(CUevent he) {

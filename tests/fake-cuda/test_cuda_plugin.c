@@ -264,6 +264,19 @@ static void c_init_fail(void) {
                           "(no CUDA-capable device is detected): 0 devices"));
 }
 
+/* OMPEMU_TRACE=0: the note shows only when cuda was asked for by name. */
+static void c_init_fail_quiet(void) {
+  load(1); /* OMPEMU_PLUGINS="emu, cuda?" */
+  CHECK(P.number_of_devices() == 0);
+  CHECK(!strstr(errtext(), "cuInit failed"));
+}
+
+static void c_init_fail_asked(void) {
+  load(1); /* OMPEMU_PLUGINS="emu, cuda" */
+  CHECK(P.number_of_devices() == 0);
+  CHECK(strstr(errtext(), "cuda: cuInit failed: CUDA_ERROR_NO_DEVICE"));
+}
+
 static void c_devices(void) {
   load(1);
   CHECK(P.number_of_devices() == 2);
@@ -744,6 +757,10 @@ static void c_llvm14_cuda(void) {
 
 CASE(no_driver)
 CASE(init_fail, "FAKE_CUDA_INIT_FAIL", "1", )
+CASE(init_fail_quiet, "FAKE_CUDA_INIT_FAIL", "1", "OMPEMU_TRACE", "0",
+     "OMPEMU_PLUGINS", "emu, cuda?", )
+CASE(init_fail_asked, "FAKE_CUDA_INIT_FAIL", "1", "OMPEMU_TRACE", "0",
+     "OMPEMU_PLUGINS", "emu, cuda", )
 CASE(devices, "FAKE_CUDA_NUM_DEVICES", "2", "FAKE_CUDA_CC", "75", )
 CASE(alloc_kinds)
 CASE(copies)
@@ -763,6 +780,7 @@ CASE(llvm14_cuda)
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(t_no_driver),     cmocka_unit_test(t_init_fail),
+      cmocka_unit_test(t_init_fail_quiet), cmocka_unit_test(t_init_fail_asked),
       cmocka_unit_test(t_devices),       cmocka_unit_test(t_alloc_kinds),
       cmocka_unit_test(t_copies),        cmocka_unit_test(t_alloc_fail),
       cmocka_unit_test(t_valid_binary),  cmocka_unit_test(t_valid_binary_abi8),

@@ -56,16 +56,40 @@ static void cu_query(struct cu_device *d, int32_t id) {
     strcpy(d->name, "?");
 }
 
+/* The trace level for "no usable driver" notes: 0 (always shown) when the
+ * user asked for this plugin by name in OMPEMU_PLUGINS ("cuda", not the
+ * optional "cuda?" of the default list), else 1. */
+static int cu_note_level(void) {
+  const char *env = getenv("OMPEMU_PLUGINS");
+  if (!env)
+    return 1;
+  const char *p = env;
+  while (*p) {
+    while (*p == ' ' || *p == ',')
+      p++;
+    size_t n = strcspn(p, ",");
+    while (n && p[n - 1] == ' ')
+      n--;
+    static const char path_tail[] = "libomptarget.rtl.cuda.so";
+    size_t t = sizeof path_tail - 1;
+    if ((n == 4 && memcmp(p, "cuda", 4) == 0) ||
+        (n >= t && memcmp(p + n - t, path_tail, t) == 0))
+      return 0;
+    p += strcspn(p, ",");
+  }
+  return 1;
+}
+
 static void cu_load(void) {
   void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   if (!h) {
-    ompemu_trace(1, CU_WHO, "no CUDA driver (dlopen libcuda.so.1: %s): 0 devices",
-                 dlerror());
+    ompemu_trace(cu_note_level(), CU_WHO,
+                 "no CUDA driver (dlopen libcuda.so.1: %s): 0 devices", dlerror());
     return;
   }
   const char *missing = NULL;
   if (cu_resolve(h, &missing) != 0) {
-    ompemu_trace(1, CU_WHO,
+    ompemu_trace(cu_note_level(), CU_WHO,
                  "libcuda.so.1 lacks %s (driver too old?): 0 devices", missing);
     dlclose(h);
     memset(&cu, 0, sizeof cu);
@@ -74,7 +98,7 @@ static void cu_load(void) {
   cu.handle = h;
   CUresult r = cu.cuInit(0);
   if (r != CUDA_SUCCESS) {
-    ompemu_trace(1, CU_WHO, "cuInit failed: %s (%s): 0 devices",
+    ompemu_trace(cu_note_level(), CU_WHO, "cuInit failed: %s (%s): 0 devices",
                  cu_err_name(r), cu_err_string(r));
     return;
   }
@@ -83,7 +107,8 @@ static void cu_load(void) {
   int n = 0;
   r = cu.cuDeviceGetCount(&n);
   if (r != CUDA_SUCCESS || n <= 0) {
-    ompemu_trace(1, CU_WHO, "driver %d.%d has no devices (cuDeviceGetCount: %s)",
+    ompemu_trace(cu_note_level(), CU_WHO,
+                 "driver %d.%d has no devices (cuDeviceGetCount: %s)",
                  cu.version / 1000, cu.version % 1000 / 10, cu_err_name(r));
     return;
   }

@@ -17,6 +17,9 @@ libomptarget_rtl_cuda_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 libomptarget_rtl_cuda_la_LIBADD = src/common/libompemu_common.la $(PTHREAD_LIBS) $(LIBS)
 libomptarget_rtl_cuda_la_LDFLAGS = -module -avoid-version -shared \
 	-Wl,--version-script=$(top_srcdir)/src/plugins/cuda/plugin.map -Wl,-z,defs
-EXTRA_libomptarget_rtl_cuda_la_DEPENDENCIES = $(top_srcdir)/src/plugins/cuda/plugin.map
+# libtool's link of libomptarget.la deletes .libs/libomptarget.* (its
+# libname.*), which includes this plugin's .so: link after it.
+EXTRA_libomptarget_rtl_cuda_la_DEPENDENCIES = $(top_srcdir)/src/plugins/cuda/plugin.map \
+	libomptarget.la
 include tests/fake-cuda/local.mk
 endif
