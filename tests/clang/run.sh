@@ -74,7 +74,7 @@ compile_one() {
 }
 if [ "${1:-}" = --compile-one ]; then compile_one "$2"; exit $?; fi
 printf '%s\n' $progs | xargs -P "${CLANG_TEST_JOBS:-2}" -n 1 \
-  "$0" --compile-one >/dev/null 2>&1
+  sh "$0" --compile-one >/dev/null 2>&1
 
 # The emu plugin under LLVM's name, for LLVM 14's runtime (mode llvmrt).
 # LD_LIBRARY_PATH is searched before libomptarget's RUNPATH $ORIGIN, so the
