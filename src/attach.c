@@ -88,22 +88,83 @@ static int put_ptr(struct rt_op *op, uintptr_t tgt_addr, uintptr_t val,
 int rt_attach(struct rt_op *op, struct map_entry *e, uintptr_t hst_addr,
               uintptr_t tgt_addr, uintptr_t tgt_val, uintptr_t hst_obj,
               uintptr_t tgt_obj) {
-  struct map_shadow *s = map_shadow_add(e, hst_addr);
-  if (!s) {
-    rt_err("Cannot record attached pointer at host " OMPEMU_PTR
-           ": out of memory", OMPEMU_P(hst_addr));
-    return -1;
+  struct map_table *t = op->d->maps;
+  struct map_shadow *s = map_shadow_find(e, hst_addr);
+  int fresh = s == NULL;
+  if (s) {
+    struct map_entry *old = s->hst_obj ? map_find(t, s->hst_obj) : NULL;
+    if (old)
+      map_backref_drop(old, e, hst_addr);
+  } else {
+    s = map_shadow_add(e, hst_addr);
+    if (!s) {
+      rt_err("Cannot record attached pointer at host " OMPEMU_PTR
+             ": out of memory", OMPEMU_P(hst_addr));
+      return -1;
+    }
+  }
+  if (fresh) {
+    /* What the device slot goes back to when the pointee is unmapped: a
+     * declare-target global (a link variable's reference pointer) keeps
+     * its device value, anything else gets NULL (never a host address). */
+    s->tgt_old = 0;
+    if (e->kind == MAP_KIND_GLOBAL &&
+        (rt_op_sync(op) ||
+         rt_dev_retrieve(op->d, &s->tgt_old, (void *)tgt_addr,
+                         sizeof(void *), NULL)))
+      s->tgt_old = 0;
   }
   s->hst_val = *(uintptr_t *)hst_addr;
   s->tgt_addr = tgt_addr;
   s->tgt_val = tgt_val;
   s->hst_obj = hst_obj;
   s->tgt_obj = tgt_obj;
+  struct map_entry *pe = map_find(t, hst_obj);
+  if (pe && map_backref_add(pe, e, hst_addr)) {
+    rt_err("Cannot record attached pointer at host " OMPEMU_PTR
+           ": out of memory", OMPEMU_P(hst_addr));
+    return -1;
+  }
   RT_TRACE(1, "device %d: attach pointer at host " OMPEMU_PTR " (host value "
            OMPEMU_PTR "): device slot " OMPEMU_PTR " = " OMPEMU_PTR,
            RT_DEV_ID(op), OMPEMU_P(hst_addr), OMPEMU_P(s->hst_val),
            OMPEMU_P(tgt_addr), OMPEMU_P(tgt_val));
   return put_ptr(op, tgt_addr, tgt_val, e->name);
+}
+
+int rt_detach_pointee(struct rt_op *op, struct map_entry *pe) {
+  int rc = 0;
+  uintptr_t end = pe->tgt_begin + (pe->hst_end - pe->hst_begin);
+  while (pe->nrefs) {
+    struct map_backref r = pe->refs[pe->nrefs - 1];
+    struct map_entry *h = r.holder;
+    int i;
+    for (i = 0; i < h->nshadows; i++)
+      if (h->shadows[i].hst_addr == r.hst_addr)
+        break;
+    if (i == h->nshadows) {
+      pe->nrefs--;
+      continue;
+    }
+    struct map_shadow *s = &h->shadows[i];
+    if (s->tgt_obj >= pe->tgt_begin && s->tgt_obj < end) {
+      RT_TRACE(1, "device %d: detach pointer at host " OMPEMU_PTR ": its "
+               "pointee is unmapped; device slot " OMPEMU_PTR " = " OMPEMU_PTR,
+               RT_DEV_ID(op), OMPEMU_P(s->hst_addr), OMPEMU_P(s->tgt_addr),
+               OMPEMU_P(s->tgt_old));
+      /* Synchronous: the holder's device memory may be freed next. */
+      if (rt_dev_submit(op->d, (void *)s->tgt_addr, &s->tgt_old,
+                        sizeof(void *), NULL))
+        rc = -1;
+    }
+    /* Keep the shadow, detached: the host still gets its value back on a
+     * copy from the device, and a copy to the device writes the detached
+     * value. */
+    s->tgt_val = s->tgt_old;
+    s->hst_obj = s->tgt_obj = 0;
+    pe->nrefs--;
+  }
+  return rc;
 }
 
 int rt_reattach_range(struct rt_op *op, struct map_entry *e, uintptr_t hst,
@@ -115,12 +176,13 @@ int rt_reattach_range(struct rt_op *op, struct map_entry *e, uintptr_t hst,
       i++;
       continue;
     }
-    struct map_entry *pe = map_find(op->d->maps, s->hst_obj);
-    if (!pe || pe->tgt_begin + (s->hst_obj - pe->hst_begin) != s->tgt_obj) {
+    struct map_entry *pe = s->hst_obj ? map_find(op->d->maps, s->hst_obj) : NULL;
+    if (s->hst_obj &&
+        (!pe || pe->tgt_begin + (s->hst_obj - pe->hst_begin) != s->tgt_obj)) {
       RT_TRACE(2, "device %d: forget stale attached pointer at host " OMPEMU_PTR
                " (its pointee " OMPEMU_PTR " is no longer mapped there)",
                RT_DEV_ID(op), OMPEMU_P(s->hst_addr), OMPEMU_P(s->hst_obj));
-      e->shadows[i] = e->shadows[--e->nshadows];
+      map_shadow_erase(op->d->maps, e, i);
       continue;
     }
     i++;
@@ -158,7 +220,7 @@ int rt_restore_range(struct rt_op *op, struct map_entry *e, uintptr_t hst,
     if (erase) {
       RT_TRACE(2, "device %d: forget attached pointer at host " OMPEMU_PTR,
                RT_DEV_ID(op), OMPEMU_P(s->hst_addr));
-      e->shadows[i] = e->shadows[--e->nshadows];
+      map_shadow_erase(op->d->maps, e, i);
     } else {
       i++;
     }

@@ -73,6 +73,10 @@ int rt_copy_from(struct rt_op *op, struct map_entry *e, uintptr_t hst,
 int rt_attach(struct rt_op *op, struct map_entry *e, uintptr_t hst_addr,
               uintptr_t tgt_addr, uintptr_t tgt_val, uintptr_t hst_obj,
               uintptr_t tgt_obj);
+/* PE is being unmapped: put the device slots of pointers attached to it
+ * back (NULL, or a link variable's original device value) and forget
+ * them. */
+int rt_detach_pointee(struct rt_op *op, struct map_entry *pe);
 /* Re-write attached device pointers of E inside [HST, HST+SIZE) whose
  * pointee is still mapped where it was (others are stale: forgotten). */
 int rt_reattach_range(struct rt_op *op, struct map_entry *e, uintptr_t hst,

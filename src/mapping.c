@@ -21,6 +21,7 @@ static void free_subtree(struct map_entry *e) {
     free_subtree(e->left);
     struct map_entry *r = e->right;
     free(e->shadows);
+    free(e->refs);
     free(e);
     e = r;
   }
@@ -214,9 +215,14 @@ struct map_entry *map_insert(struct map_table *t, uintptr_t base,
 }
 
 void map_remove(struct map_table *t, struct map_entry *e) {
+  while (e->nshadows)
+    map_shadow_erase(t, e, e->nshadows - 1);
+  /* Holders of pointers into E keep their shadows (they are detected as
+   * stale later); only the links to E go. */
   t->root = remove_node(t->root, e);
   t->count--;
   free(e->shadows);
+  free(e->refs);
   free(e);
 }
 
@@ -308,6 +314,40 @@ struct map_shadow *map_shadow_add(struct map_entry *e, uintptr_t hst_addr) {
   memset(s, 0, sizeof *s);
   s->hst_addr = hst_addr;
   return s;
+}
+
+void map_shadow_erase(struct map_table *t, struct map_entry *e, int i) {
+  struct map_shadow *s = &e->shadows[i];
+  struct map_entry *pe = s->hst_obj ? map_find(t, s->hst_obj) : NULL;
+  if (pe)
+    map_backref_drop(pe, e, s->hst_addr);
+  e->shadows[i] = e->shadows[--e->nshadows];
+}
+
+int map_backref_add(struct map_entry *pe, struct map_entry *holder,
+                    uintptr_t hst_addr) {
+  for (int i = 0; i < pe->nrefs; i++)
+    if (pe->refs[i].holder == holder && pe->refs[i].hst_addr == hst_addr)
+      return 0;
+  if (pe->nrefs == pe->cap_refs) {
+    int cap = pe->cap_refs ? 2 * pe->cap_refs : 2;
+    struct map_backref *n = realloc(pe->refs, (size_t)cap * sizeof *n);
+    if (!n)
+      return -1;
+    pe->refs = n;
+    pe->cap_refs = cap;
+  }
+  pe->refs[pe->nrefs++] = (struct map_backref){holder, hst_addr};
+  return 0;
+}
+
+void map_backref_drop(struct map_entry *pe, struct map_entry *holder,
+                      uintptr_t hst_addr) {
+  for (int i = 0; i < pe->nrefs; i++)
+    if (pe->refs[i].holder == holder && pe->refs[i].hst_addr == hst_addr) {
+      pe->refs[i] = pe->refs[--pe->nrefs];
+      return;
+    }
 }
 
 /* ---- declare-target globals (called by the core) ---- */

@@ -22,7 +22,16 @@ struct map_shadow {
   uintptr_t hst_val;
   uintptr_t tgt_addr;
   uintptr_t tgt_val;
-  uintptr_t hst_obj, tgt_obj; /* the pointee's host begin and device copy */
+  uintptr_t hst_obj, tgt_obj; /* the pointee's host begin and device copy;
+                                 0 once detached (pointee unmapped) */
+  uintptr_t tgt_old; /* device value to put back when the pointee goes */
+};
+
+/* "The host pointer at HST_ADDR inside HOLDER is attached to me": kept in
+ * the pointee's entry so that its removal can detach the pointer. */
+struct map_backref {
+  struct map_entry *holder;
+  uintptr_t hst_addr;
 };
 
 enum map_entry_kind {
@@ -38,6 +47,8 @@ struct map_entry {
   int kind;                   /* enum map_entry_kind */
   struct map_shadow *shadows;
   int nshadows, cap_shadows;
+  struct map_backref *refs; /* pointers attached to this entry */
+  int nrefs, cap_refs;
   /* AVL links */
   struct map_entry *left, *right;
   int height;
@@ -70,7 +81,8 @@ struct map_entry *map_insert(struct map_table *t, uintptr_t base,
                              uintptr_t begin, uintptr_t end, uintptr_t tgt,
                              const char *name, uint64_t dyn, uint64_t hold,
                              int kind);
-/* Unlink E from T and free it (not its device memory). */
+/* Unlink E from T and free it (not its device memory); its shadows'
+ * back-references in their pointees go too. */
 void map_remove(struct map_table *t, struct map_entry *e);
 /* Call FN on each entry in host address order; FN returns non-zero to
  * stop. */
@@ -91,5 +103,12 @@ const char *map_ref_str(uint64_t ref, char *buf);
 /* Shadow pointers of E. */
 struct map_shadow *map_shadow_find(struct map_entry *e, uintptr_t hst_addr);
 struct map_shadow *map_shadow_add(struct map_entry *e, uintptr_t hst_addr);
+/* Forget shadow I of E (and its back-reference in its pointee). */
+void map_shadow_erase(struct map_table *t, struct map_entry *e, int i);
+/* Record that the pointer at HST_ADDR in HOLDER points into PE.  0/-1. */
+int map_backref_add(struct map_entry *pe, struct map_entry *holder,
+                    uintptr_t hst_addr);
+void map_backref_drop(struct map_entry *pe, struct map_entry *holder,
+                      uintptr_t hst_addr);
 
 #endif

@@ -414,6 +414,8 @@ static int dealloc_one(struct rt_op *op, const struct dealloc *x) {
     struct map_entry *e = lr.entry;
     if (map_dec_ref(e, x->hold) == 0) {
       char nm[256];
+      if (e->nrefs && rt_detach_pointee(op, e))
+        rc = -1;
       if (e->kind == MAP_KIND_MAPPED && rt_dev_free(op->d, (void *)e->tgt_begin))
         rc = -1;
       if (rt_info(RT_INFO_MAPPING_CHANGED))

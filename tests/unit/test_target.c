@@ -175,6 +175,55 @@ static void test_struct_ptr_and_obj(void **state) {
   assert_int_equal(live(), 0);
 }
 
+/* declare target link: the device reference pointer is the link global's
+ * (NULL) until the variable is mapped, then the device copy, then NULL
+ * again; a struct's attached pointer is detached (NULL on the device) when
+ * only its pointee is unmapped. */
+static void test_link_and_detach(void **state) {
+  (void)state;
+  static double var[5] = {1, 2, 3, 4, 5};
+  static double *var_ref = var; /* host: the variable itself */
+  void **dev_ref = calloc(1, sizeof(void *)); /* the device global, NULL */
+  assert_int_equal(rt_map_global(&fake_dev, &var_ref, sizeof var_ref, dev_ref,
+                                 "var_decl_tgt_ref_ptr"), 0);
+  struct ml m = {0};
+  add(&m, &var_ref, var, sizeof var, TO | FROM | PAO);
+  begin_(&m);
+  double *dv = dev_addr(var);
+  assert_non_null(dv);
+  assert_ptr_equal(*dev_ref, dv);
+  dv[4] = 50;
+  end_(&m);
+  assert_null(*dev_ref);
+  assert_ptr_equal(var_ref, var);
+  assert_true(var[4] == 50);
+  assert_int_equal(live(), 1); /* the global */
+  /* mapped again: attached again */
+  begin_(&m);
+  assert_ptr_equal(*dev_ref, dev_addr(var));
+  end_(&m);
+  assert_null(*dev_ref);
+
+  double data[4] = {0};
+  struct S s = {4, data};
+  one(begin_, &s, sizeof s, TO);
+  struct ml p = {0};
+  add(&p, &s, &s, sizeof s, 0);
+  add(&p, &s.p, data, sizeof data, MOF(0) | TO | FROM | PAO);
+  begin_(&p);
+  struct S *ds = dev_addr(&s);
+  assert_ptr_equal(ds->p, dev_addr(data));
+  end_(&p);
+  assert_null(ds->p); /* never left pointing at freed device memory */
+  assert_ptr_equal(s.p, data);
+  one(end_, &s, sizeof s, FROM);
+  assert_ptr_equal(s.p, data);
+  rt_unmap_globals(&fake_dev, &var_ref, &var_ref + 1);
+  assert_int_equal(live(), 0);
+  assert_int_equal(fake_allocs, fake_frees);
+  free(dev_ref);
+}
+
 /* ---- Fortran descriptors ---- */
 
 #define MAX_ELEMS 24
@@ -504,6 +553,7 @@ int main(void) {
       cmocka_unit_test_setup(test_delete_and_always, setup),
       cmocka_unit_test_setup(test_hold, setup),
       cmocka_unit_test_setup(test_struct_ptr_and_obj, setup),
+      cmocka_unit_test_setup(test_link_and_detach, setup),
       cmocka_unit_test_setup(test_descriptors, setup),
       cmocka_unit_test_setup(test_malformed, setup),
       cmocka_unit_test_setup(test_noncontig, setup),
