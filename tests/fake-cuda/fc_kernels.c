@@ -23,6 +23,16 @@ void k_sum(long *out, const int *in, intptr_t n) {
 }
 
 void k_read_counter(int *out) { *out = dev_counter; }
+/* clang marks generic-mode kernels so (1); the others are SPMD (absent). */
+unsigned char k_read_counter_exec_mode = 1;
+/* LLVM 14's device environment: {debug, num_devices, device_num, dyn mem}. */
+struct { int32_t debug; uint32_t num_devices, device_num, dyn; }
+    omptarget_device_environment;
+
+void k_env(uint32_t *out) {
+  out[0] = omptarget_device_environment.num_devices;
+  out[1] = omptarget_device_environment.device_num;
+}
 
 void k_bump_counter(void) { dev_counter += 100; }
 

@@ -190,9 +190,10 @@ static __tgt_offload_entry host_entries[] = {
     {&host_kernels[3], "k_call_fptr", 0, 0, 0},
     {&host_kernels[4], "k_fptr_globals", 0, 0, 0},
     {&host_kernels[5], "k_many", 0, 0, 0},
+    {&host_kernels[6], "k_env", 0, 0, 0},
 };
 enum { E_STORE, E_COUNTER, E_SUM, E_ARRAY, E_LINK, E_READ, E_TWICE, E_CALL,
-       E_FGLOB, E_MANY, E_N };
+       E_FGLOB, E_MANY, E_ENV, E_N };
 
 static __tgt_device_image image_of(unsigned char *b, size_t n) {
   __tgt_device_image img = {b, b + n, host_entries, host_entries + E_N};
@@ -443,8 +444,13 @@ static void c_load_binary(void) {
     CHECK(e[i].size == host_entries[i].size);
     CHECK(e[i].addr != NULL);
   }
-  CHECK(log_count("cuModuleGetFunction") == 6);
-  CHECK(log_count("cuModuleGetGlobal_v2") == 4);
+  CHECK(log_count("cuModuleGetFunction") == 7);
+  /* 4 globals, 7 <kernel>_exec_mode lookups (one kernel has it), the
+   * device environment. */
+  CHECK(log_count("_exec_mode -> not found") == 6);
+  CHECK(log_count("name=k_read_counter_exec_mode -> 0x") == 1);
+  CHECK(log_count("name=omptarget_device_environment -> 0x") == 1);
+  CHECK(log_count("cuModuleGetGlobal_v2") == 12);
   char want[200];
   snprintf(want, sizeof want, "name=dev_counter -> 0x%016lx size=4",
            (unsigned long)(uintptr_t)e[E_COUNTER].addr);
@@ -468,6 +474,12 @@ static void c_load_binary(void) {
   int got = 0;
   CHECK(P.data_retrieve(0, &got, out, sizeof got) == 0);
   CHECK(got == 77);
+  /* The device environment was written: 1 device, this is device 0. */
+  uint32_t *denv = P.data_alloc(0, 8, NULL, 0), henv[2] = {9, 9};
+  args[0] = denv;
+  CHECK(P.run_region(0, e[E_ENV].addr, args, offs, 1) == 0);
+  CHECK(P.data_retrieve(0, henv, denv, sizeof henv) == 0);
+  CHECK(henv[0] == 1 && henv[1] == 0);
   /* A second load on the same device is its own module with its own data. */
   size_t n;
   unsigned char *b = make_image(&n, 70, 190, 0);
@@ -531,7 +543,14 @@ static void c_launch(void) {
   CHECK(P.run_team(0, e[E_STORE].addr, args, offs, 2, 7, 5000, 0) == 0);
   CHECK(log_count("grid=(7,1,1) block=(1024,1,1)") == 1);
   CHECK(P.run_region(0, e[E_STORE].addr, args, offs, 2) == 0);
-  CHECK(log_count("grid=(1,1,1) block=(1,1,1)") == 1);
+  CHECK(log_count("grid=(1,1,1) block=(128,1,1)") == 1);
+  /* A generic-mode kernel (k_read_counter_exec_mode = 1) gets a warp more
+   * for its main thread, and one team per loop iteration. */
+  void *a1[1] = {out};
+  CHECK(P.run_team(0, e[E_READ].addr, a1, offs, 1, 2, 64, 0) == 0);
+  CHECK(log_count("name=k_read_counter grid=(2,1,1) block=(96,1,1)") == 1);
+  CHECK(P.run_team(0, e[E_READ].addr, a1, offs, 1, 0, 0, 10) == 0);
+  CHECK(log_count("name=k_read_counter grid=(10,1,1) block=(128,1,1)") == 1);
   /* Eight arguments, all values. */
   long *lo = P.data_alloc(0, sizeof(long), NULL, 0);
   void *a8[9] = {lo};
@@ -545,7 +564,7 @@ static void c_launch(void) {
   CHECK(log_count("nparams=9") == 1);
   /* Synchronous launches wait on their stream and reuse it. */
   CHECK(log_count("cuStreamCreate") <= 1);
-  CHECK(log_count("cuStreamSynchronize") == 7);
+  CHECK(log_count("cuStreamSynchronize") == 9);
 }
 
 static void c_launch_fail(void) {
@@ -556,7 +575,7 @@ static void c_launch_fail(void) {
   ptrdiff_t offs[1] = {0};
   CHECK(P.run_team(0, e[E_READ].addr, args, offs, 1, 2, 32, 0) == OFFLOAD_FAIL);
   CHECK(strstr(errtext(), "cuda: error: cuLaunchKernel failed on device 0 for "
-                          "kernel 'k_read_counter' (grid 2, block 32, 1 args): "
+                          "kernel 'k_read_counter' (grid 2, block 64, 1 args): "
                           "CUDA_ERROR_LAUNCH_FAILED (719): unspecified launch "
                           "failure"));
 }

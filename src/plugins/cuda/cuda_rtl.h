@@ -62,7 +62,10 @@ struct cu_kernel {
   int32_t device;
   CUfunction fn;
   const char *name; /* the host entry's name (host memory, static) */
+  int exec_mode;    /* <name>_exec_mode: CU_EXEC_SPMD when absent */
 };
+/* Values of clang's <kernel>_exec_mode byte (LLVM 14 device runtime). */
+enum { CU_EXEC_SPMD = 0, CU_EXEC_GENERIC = 1, CU_EXEC_GENERIC_SPMD = 2 };
 #define CU_KERNEL_MAGIC 0x6b43754bu
 
 struct cu_module {

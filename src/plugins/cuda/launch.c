@@ -4,17 +4,22 @@
  * kernels take them.  Defaults when 0 are documented in README.md:
  * CU_DEFAULT_THREADS threads per team; CU_TEAMS_PER_SM teams per SM
  * (CU_FALLBACK_TEAMS when the SM count is unknown), lowered to the number of
- * teams the loop trip count needs when that is smaller. */
+ * teams the loop trip count needs when that is smaller (one iteration per
+ * team for generic-mode kernels, one per thread otherwise).  A generic-mode
+ * kernel given a thread_limit gets one more warp for its main thread, as
+ * LLVM 14's device runtime expects. */
 #include "config.h"
 #include "cuda_rtl.h"
 
 #include <stdlib.h>
 
 /* The launch geometry for NUM_TEAMS / THREAD_LIMIT / TRIPCOUNT on D. */
-static void geometry(const struct cu_device *d, int32_t num_teams,
-                     int32_t thread_limit, uint64_t tripcount,
-                     unsigned *grid, unsigned *block) {
+static void geometry(const struct cu_device *d, const struct cu_kernel *k,
+                     int32_t num_teams, int32_t thread_limit,
+                     uint64_t tripcount, unsigned *grid, unsigned *block) {
   long b = thread_limit > 0 ? thread_limit : CU_DEFAULT_THREADS;
+  if (thread_limit > 0 && k->exec_mode == CU_EXEC_GENERIC)
+    b += d->warp_size > 0 ? d->warp_size : 32;
   if (d->max_threads > 0 && b > d->max_threads)
     b = d->max_threads;
   long g;
@@ -23,7 +28,8 @@ static void geometry(const struct cu_device *d, int32_t num_teams,
   } else {
     g = d->num_sms > 0 ? (long)d->num_sms * CU_TEAMS_PER_SM : CU_FALLBACK_TEAMS;
     if (tripcount > 0) {
-      uint64_t need = (tripcount + (uint64_t)b - 1) / (uint64_t)b;
+      uint64_t per = k->exec_mode == CU_EXEC_SPMD ? (uint64_t)b : 1;
+      uint64_t need = (tripcount + per - 1) / per;
       if (need < (uint64_t)g)
         g = (long)need;
     }
@@ -62,7 +68,7 @@ int32_t cu_launch(int32_t id, void *entry, void **args, ptrdiff_t *offsets,
   params[n] = NULL;
 
   unsigned grid, block;
-  geometry(d, teams, threads, tripcount, &grid, &block);
+  geometry(d, k, teams, threads, tripcount, &grid, &block);
   CUstream s = ai ? cu_queue(d, id, ai) : cu_stream_get(d, id);
   if (!s) {
     free(vals);
@@ -102,16 +108,16 @@ CU_EXPORT int32_t __tgt_rtl_run_target_team_region_async(
   return cu_launch(id, entry, args, offsets, n, teams, threads, tripcount, ai);
 }
 
-/* A plain target region is one team of one thread, as LLVM's cuda plugin
- * launches it. */
+/* A plain target region is one team of the default number of threads, as
+ * LLVM 14's cuda plugin launches it. */
 CU_EXPORT int32_t __tgt_rtl_run_target_region(int32_t id, void *entry,
                                               void **args, ptrdiff_t *offsets,
                                               int32_t n) {
-  return cu_launch(id, entry, args, offsets, n, 1, 1, 0, NULL);
+  return cu_launch(id, entry, args, offsets, n, 1, 0, 0, NULL);
 }
 
 CU_EXPORT int32_t __tgt_rtl_run_target_region_async(
     int32_t id, void *entry, void **args, ptrdiff_t *offsets, int32_t n,
     __tgt_async_info *ai) {
-  return cu_launch(id, entry, args, offsets, n, 1, 1, 0, ai);
+  return cu_launch(id, entry, args, offsets, n, 1, 0, 0, ai);
 }

@@ -4,10 +4,11 @@
  * cuModuleGetFunction, globals through cuModuleGetGlobal) and the seed's
  * fptr table (set_function_ptr_map).
  *
- * SM decoding (values cuobjdump shows for nvcc's cubins): before sm_100
- * the cubin's e_flags hold the SM in bits 0-7 (sm_70: 0x460546, low byte
- * 0x46 = 70; bits 16-23 repeat the PTX/virtual SM).  From sm_100 on, cubins
- * carry ELF ABI version 8 in e_ident and the SM moves to bits 8-15
+ * SM decoding (values cuobjdump shows for nvcc's cubins): cubins with ELF
+ * ABI version < 8 in e_ident hold the SM in e_flags bits 0-7 (sm_70:
+ * 0x460546, low byte 0x46 = 70; bits 16-23 repeat the PTX/virtual SM).
+ * Cubins with ELF ABI version 8 (sm_100 and later; CUDA 13's ptxas writes
+ * it for every SM, e.g. sm_80: 0x6005004) hold it in bits 8-15
  * (sm_100: 0x6006402, byte 1 = 0x64 = 100).  SM s means compute capability
  * s/10 . s%10; a device of the same major and an equal or higher minor runs
  * it (NVIDIA's binary compatibility rule). */
@@ -120,6 +121,65 @@ CU_EXPORT int32_t __tgt_rtl_is_valid_binary(__tgt_device_image *img) {
   return 0;
 }
 
+/* Read kernel K's <name>_exec_mode byte (clang's nvptx code defines it;
+ * generic-mode kernels need an extra warp for their main thread). */
+static int read_exec_mode(int32_t id, struct cu_module *m, struct cu_kernel *k) {
+  char gname[512];
+  snprintf(gname, sizeof gname, "%s_exec_mode", k->name);
+  CUdeviceptr g = 0;
+  size_t bytes = 0;
+  k->exec_mode = CU_EXEC_SPMD;
+  CUresult r = cu.cuModuleGetGlobal(&g, &bytes, m->mod, gname);
+  if (r == CUDA_ERROR_NOT_FOUND)
+    return 0;
+  if (cu_check(r, "cuModuleGetGlobal", id, "%s in image 0x%016lx", gname,
+               OMPEMU_P(m->image)))
+    return -1;
+  int8_t mode = 0;
+  if (bytes != 1) {
+    ompemu_error(CU_WHO, "device %d: %s in image 0x%016lx is %zu bytes, "
+                         "expected 1", (int)id, gname, OMPEMU_P(m->image), bytes);
+    return -1;
+  }
+  r = cu.cuMemcpyDtoH(&mode, g, 1);
+  if (cu_check(r, "cuMemcpyDtoH", id, "%s at 0x%016lx", gname, (unsigned long)g))
+    return -1;
+  k->exec_mode = mode;
+  ompemu_trace(2, CU_WHO, "device %d: kernel %s runs in %s mode", (int)id,
+               k->name, mode == CU_EXEC_GENERIC ? "generic"
+               : mode == CU_EXEC_GENERIC_SPMD ? "generic-SPMD" : "SPMD");
+  return 0;
+}
+
+/* Write LLVM 14's device environment (omptarget_device_environment:
+ * {int32 debug, uint32 num_devices, uint32 device_num, uint32
+ * dynamic_memory_size}) if module M has it; its device runtime reads the
+ * device number from there. */
+static int write_device_environment(int32_t id, struct cu_module *m) {
+  CUdeviceptr g = 0;
+  size_t bytes = 0;
+  CUresult r = cu.cuModuleGetGlobal(&g, &bytes, m->mod,
+                                    "omptarget_device_environment");
+  if (r == CUDA_ERROR_NOT_FOUND)
+    return 0;
+  if (cu_check(r, "cuModuleGetGlobal", id, "omptarget_device_environment in "
+               "image 0x%016lx", OMPEMU_P(m->image)))
+    return -1;
+  uint32_t env[4] = {0, (uint32_t)cu_num_devices(), (uint32_t)id, 0};
+  const char *dbg = getenv("LIBOMPTARGET_DEVICE_RTL_DEBUG");
+  if (dbg)
+    env[0] = (uint32_t)strtoul(dbg, NULL, 0);
+  if (bytes < sizeof env) {
+    ompemu_error(CU_WHO, "device %d: omptarget_device_environment in image "
+                         "0x%016lx is %zu bytes, expected %zu", (int)id,
+                 OMPEMU_P(m->image), bytes, sizeof env);
+    return -1;
+  }
+  r = cu.cuMemcpyHtoD(g, env, sizeof env);
+  return cu_check(r, "cuMemcpyHtoD", id, "omptarget_device_environment at "
+                  "0x%016lx", (unsigned long)g);
+}
+
 /* Fill device entry E (a copy of host entry H) for module M on device ID.
  * Kernels (size 0) get a cu_kernel slot; globals and link pointers their
  * cuModuleGetGlobal address; indirect functions (FPTR) the address the
@@ -145,6 +205,8 @@ static int resolve_entry(int32_t id, struct cu_module *m, size_t i,
     k->magic = CU_KERNEL_MAGIC;
     k->device = id;
     k->name = h->name;
+    if (read_exec_mode(id, m, k) != 0)
+      return -1;
     e->addr = k;
     ompemu_trace(2, CU_WHO, "device %d: kernel %s -> CUfunction " OMPEMU_PTR,
                  (int)id, h->name, OMPEMU_P(k->fn));
@@ -237,6 +299,8 @@ CU_EXPORT __tgt_target_table *__tgt_rtl_load_binary(int32_t id,
   for (size_t i = 0; i < n; i++)
     if (resolve_entry(id, m, i, &img->EntriesBegin[i]) != 0)
       goto fail_unload;
+  if (write_device_environment(id, m) != 0)
+    goto fail_unload;
   m->table.EntriesBegin = m->entries;
   m->table.EntriesEnd = m->entries + n;
 
