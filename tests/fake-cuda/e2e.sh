@@ -16,7 +16,7 @@ F=$S/tests/lowered/fptr
 W=$B/tests/fake-cuda/work
 FAKE=$B/tests/fake-cuda/.libs
 IMG=$B/tests/fake-cuda/fake-cuda-image
-NTESTS=13
+NTESTS=14
 
 echo "1..$NTESTS"
 if [ ! -x "$B/ompemu-wrap" ] || [ ! -x "$B/ompemu-run" ] ||
@@ -155,6 +155,32 @@ if [ -f "$LLVM14_LIBDIR/libomptarget.rtl.cuda.so" ] && [ $built -eq 0 ] &&
   report "LLVM 14's libomptarget.rtl.cuda.so under ompemu: 0 devices, runs on emu" $?
 else
   n=$((n + 1)); echo "ok $n # SKIP no LLVM 14 cuda plugin, or a libcuda is installed"
+fi
+# A real cubin from clang-14 + the CUDA toolkit's ptxas (when both are
+# here): the plugin decodes its SM from e_flags (CUDA 13 writes ELF ABI
+# version 8 even for sm_80) and accepts it for a sm_86 device, refuses it
+# for sm_75; the test double then refuses to run a real cubin.
+: >"$log"
+CUDA_PATH=${CUDA_PATH:-/usr/local/cuda}
+if [ -n "${CLANG14:-}" ] && [ -x "$CUDA_PATH/bin/ptxas" ] &&
+   [ -f "$LLVM14_LIBDIR/libomptarget-new-nvptx-sm_80.bc" ]; then
+  printf '%s\n' 'int main(void) { int x = 1;' \
+    '#pragma omp target map(tofrom: x)' '  x += 1;' '  return x == 2 ? 0 : 1; }' >real.c
+  step "$CLANG14" -fopenmp -fopenmp-targets=nvptx64-nvidia-cuda -Xopenmp-target \
+    -march=sm_80 --cuda-path="$CUDA_PATH" -Wno-unknown-cuda-version real.c -o real
+  built_real=$?
+  # Both runs fail to offload (the fake cannot run the cubin): only the
+  # plugin's decisions are checked.
+  step env LD_LIBRARY_PATH="$FAKE" FAKE_CUDA_CC=86 OMPEMU_PLUGINS=cuda OMPEMU_TRACE=2 \
+    FAKE_CUDA_LOG="$W/real86.fake" "$B/ompemu-run" ./real
+  step env LD_LIBRARY_PATH="$FAKE" FAKE_CUDA_CC=75 OMPEMU_PLUGINS=cuda OMPEMU_TRACE=1 \
+    "$B/ompemu-run" ./real
+  [ $built_real -eq 0 ] && step grep -q "cuda: image 0x.* accepted" "$log" &&
+    step grep -q "a real cubin (OS ABI 0x41)" real86.fake &&
+    step grep -q "refused: built for sm_80; no device can run it (device 0: sm_75)" "$log"
+  report "a real clang-14 sm_80 cubin: SM decoded, accepted on sm_86, refused on sm_75" $?
+else
+  n=$((n + 1)); echo "ok $n # SKIP needs clang-14, $CUDA_PATH/bin/ptxas and LLVM 14's nvptx device runtime"
 fi
 [ $n -eq $NTESTS ] || echo "# ran $n of $NTESTS"
 exit 0

@@ -103,6 +103,13 @@ CUresult cuModuleLoadDataEx(CUmodule *out, const void *image, unsigned int n,
              (unsigned long)(uintptr_t)p);
     return CUDA_ERROR_INVALID_IMAGE;
   }
+  if (eh->e_ident[EI_OSABI] == 0x33 || eh->e_ident[EI_OSABI] == 0x41) {
+    fake_log("cuModuleLoadDataEx dev=%d image=0x%016lx: a real cubin (OS ABI "
+             "0x%x)", d, (unsigned long)(uintptr_t)p, eh->e_ident[EI_OSABI]);
+    set_log(n, opts, vals, "fake-cuda: a real cubin; the test double runs only "
+                           "host shared objects marked EM_CUDA");
+    return CUDA_ERROR_INVALID_IMAGE;
+  }
   int sm = eh->e_ident[EI_ABIVERSION] >= 8 ? (int)((eh->e_flags >> 8) & 0xff)
                                            : (int)(eh->e_flags & 0xff);
   if (sm / 10 != fake.cc / 10 || sm % 10 > fake.cc % 10) {
