@@ -31,7 +31,7 @@ static void *target_alloc(size_t size, int dev, int32_t kind) {
   if (!d)
     return NULL;
   void *p = rt_dev_alloc(d, (int64_t)size, NULL, kind);
-  RT_TRACE(1, "device %d: omp_target_alloc(%zu, kind %d) = " OMPEMU_PTR, dev,
+  DTRACE(1, "device %d: omp_target_alloc(%zu, kind %d) = " OMPEMU_PTR, dev,
            size, (int)kind, OMPEMU_P(p));
   return p;
 }
@@ -62,7 +62,7 @@ RT_EXPORT void omp_target_free(void *device_ptr, int device_num) {
   struct rt_device *d = ready_device(device_num);
   if (!d)
     return;
-  RT_TRACE(1, "device %d: omp_target_free(" OMPEMU_PTR ")", device_num,
+  DTRACE(1, "device %d: omp_target_free(" OMPEMU_PTR ")", device_num,
            OMPEMU_P(device_ptr));
   rt_dev_free(d, device_ptr);
 }
@@ -101,7 +101,7 @@ static int memcpy_impl(void *dst, const void *src, size_t len, size_t dst_off,
   }
   char *s = (char *)src + src_off, *d = (char *)dst + dst_off;
   int rc = 0;
-  RT_TRACE(2, "omp_target_memcpy " OMPEMU_PTR " (device %d) -> " OMPEMU_PTR
+  DTRACE(2, "omp_target_memcpy " OMPEMU_PTR " (device %d) -> " OMPEMU_PTR
            " (device %d), %zu bytes", OMPEMU_P(s), src_dev, OMPEMU_P(d),
            dst_dev, len);
   if (!sd && !dd) {
@@ -215,7 +215,7 @@ RT_EXPORT int omp_target_associate_ptr(const void *host_ptr,
                                  MAP_KIND_ASSOC)) {
     rc = OFFLOAD_FAIL;
   } else {
-    RT_TRACE(1, "device %d: associate host [" OMPEMU_PTR ", " OMPEMU_PTR
+    DTRACE(1, "device %d: associate host [" OMPEMU_PTR ", " OMPEMU_PTR
              ") with device " OMPEMU_PTR " (refcount INF)", device_num,
              OMPEMU_P(h), OMPEMU_P(h + size), OMPEMU_P(t));
   }
@@ -247,7 +247,7 @@ RT_EXPORT int omp_target_disassociate_ptr(const void *host_ptr,
     rt_err("Trying to disassociate a pointer with a non-zero hold reference "
            "count");
   } else if (e->dyn_ref == MAP_REF_INF) {
-    RT_TRACE(1, "device %d: disassociate host " OMPEMU_PTR, device_num,
+    DTRACE(1, "device %d: disassociate host " OMPEMU_PTR, device_num,
              OMPEMU_P(host_ptr));
     map_remove(d->maps, e);
     rc = OFFLOAD_SUCCESS;

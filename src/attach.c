@@ -26,7 +26,7 @@ int rt_copy_to(struct rt_op *op, struct map_entry *e, uintptr_t hst,
                 ", TgtPtr=" OMPEMU_PTR ", Size=%ld, Name=%s",
                 OMPEMU_P(hst), OMPEMU_P(tgt), (long)size,
                 ename(name, nm, sizeof nm));
-  RT_TRACE(1, "device %d: copy to device host [" OMPEMU_PTR ", " OMPEMU_PTR
+  DTRACE(1, "device %d: copy to device host [" OMPEMU_PTR ", " OMPEMU_PTR
            ") -> " OMPEMU_PTR " (%ld bytes, %s)", RT_DEV_ID(op), OMPEMU_P(hst),
            OMPEMU_P(hst + (uintptr_t)size), OMPEMU_P(tgt), (long)size,
            ename(name, nm, sizeof nm));
@@ -49,7 +49,7 @@ int rt_copy_from(struct rt_op *op, struct map_entry *e, uintptr_t hst,
                 ", HstPtr=" OMPEMU_PTR ", Size=%ld, Name=%s",
                 OMPEMU_P(tgt), OMPEMU_P(hst), (long)size,
                 ename(name, nm, sizeof nm));
-  RT_TRACE(1, "device %d: copy to host " OMPEMU_PTR " -> host [" OMPEMU_PTR
+  DTRACE(1, "device %d: copy to host " OMPEMU_PTR " -> host [" OMPEMU_PTR
            ", " OMPEMU_PTR ") (%ld bytes, %s)", RT_DEV_ID(op), OMPEMU_P(tgt),
            OMPEMU_P(hst), OMPEMU_P(hst + (uintptr_t)size), (long)size,
            ename(name, nm, sizeof nm));
@@ -125,7 +125,7 @@ int rt_attach(struct rt_op *op, struct map_entry *e, uintptr_t hst_addr,
            ": out of memory", OMPEMU_P(hst_addr));
     return -1;
   }
-  RT_TRACE(1, "device %d: attach pointer at host " OMPEMU_PTR " (host value "
+  DTRACE(1, "device %d: attach pointer at host " OMPEMU_PTR " (host value "
            OMPEMU_PTR "): device slot " OMPEMU_PTR " = " OMPEMU_PTR,
            RT_DEV_ID(op), OMPEMU_P(hst_addr), OMPEMU_P(s->hst_val),
            OMPEMU_P(tgt_addr), OMPEMU_P(tgt_val));
@@ -148,7 +148,7 @@ int rt_detach_pointee(struct rt_op *op, struct map_entry *pe) {
     }
     struct map_shadow *s = &h->shadows[i];
     if (s->tgt_obj >= pe->tgt_begin && s->tgt_obj < end) {
-      RT_TRACE(1, "device %d: detach pointer at host " OMPEMU_PTR ": its "
+      DTRACE(1, "device %d: detach pointer at host " OMPEMU_PTR ": its "
                "pointee is unmapped; device slot " OMPEMU_PTR " = " OMPEMU_PTR,
                RT_DEV_ID(op), OMPEMU_P(s->hst_addr), OMPEMU_P(s->tgt_addr),
                OMPEMU_P(s->tgt_old));
@@ -179,14 +179,14 @@ int rt_reattach_range(struct rt_op *op, struct map_entry *e, uintptr_t hst,
     struct map_entry *pe = s->hst_obj ? map_find(op->d->maps, s->hst_obj) : NULL;
     if (s->hst_obj &&
         (!pe || pe->tgt_begin + (s->hst_obj - pe->hst_begin) != s->tgt_obj)) {
-      RT_TRACE(2, "device %d: forget stale attached pointer at host " OMPEMU_PTR
+      DTRACE(2, "device %d: forget stale attached pointer at host " OMPEMU_PTR
                " (its pointee " OMPEMU_PTR " is no longer mapped there)",
                RT_DEV_ID(op), OMPEMU_P(s->hst_addr), OMPEMU_P(s->hst_obj));
       map_shadow_erase(op->d->maps, e, i);
       continue;
     }
     i++;
-    RT_TRACE(1, "device %d: re-attach pointer at host " OMPEMU_PTR
+    DTRACE(1, "device %d: re-attach pointer at host " OMPEMU_PTR
              " after copy: device slot " OMPEMU_PTR " = " OMPEMU_PTR,
              RT_DEV_ID(op), OMPEMU_P(s->hst_addr), OMPEMU_P(s->tgt_addr),
              OMPEMU_P(s->tgt_val));
@@ -212,13 +212,13 @@ int rt_restore_range(struct rt_op *op, struct map_entry *e, uintptr_t hst,
       if (!synced && rt_op_sync(op))
         return -1;
       synced = 1;
-      RT_TRACE(1, "device %d: restore host pointer at " OMPEMU_PTR " = "
+      DTRACE(1, "device %d: restore host pointer at " OMPEMU_PTR " = "
                OMPEMU_PTR, RT_DEV_ID(op), OMPEMU_P(s->hst_addr),
                OMPEMU_P(s->hst_val));
       memcpy((void *)s->hst_addr, &s->hst_val, sizeof(void *));
     }
     if (erase) {
-      RT_TRACE(2, "device %d: forget attached pointer at host " OMPEMU_PTR,
+      DTRACE(2, "device %d: forget attached pointer at host " OMPEMU_PTR,
                RT_DEV_ID(op), OMPEMU_P(s->hst_addr));
       map_shadow_erase(op->d->maps, e, i);
     } else {

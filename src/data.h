@@ -8,6 +8,7 @@
 #define OMPEMU_DATA_H
 
 #include "rt.h"
+#include "trace.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -101,6 +102,14 @@ void rt_print_args(int32_t dev, ident_t *loc, const char *what, int32_t n,
 /* DUMP_TABLE of every device after a successful construct at LOC (LLVM 14
  * prints it from its outcome handler). */
 void rt_dump_tables(ident_t *loc);
+
+/* ompemu trace from the data path: arguments (names, refcount strings)
+ * are only evaluated when the level is on. */
+#define DTRACE(level, ...)                                                     \
+  do {                                                                         \
+    if (OMPEMU_TRACE_ON(level))                                                \
+      RT_TRACE((level), __VA_ARGS__);                                          \
+  } while (0)
 
 /* Device id for messages. */
 #define RT_DEV_ID(op) ((op)->d->id)

@@ -12,21 +12,28 @@ static int has_async(const struct rt_plugin *p) { return p->synchronize != NULL;
 
 void *rt_dev_alloc(struct rt_device *d, int64_t size, void *hst, int32_t kind) {
   void *p = d->plugin->data_alloc(d->local_id, size, hst, kind);
-  RT_TRACE(2, "device %d: alloc %ld bytes (kind %d) -> " OMPEMU_PTR, d->id,
+  DTRACE(2, "device %d: alloc %ld bytes (kind %d) -> " OMPEMU_PTR, d->id,
            (long)size, (int)kind, OMPEMU_P(p));
   return p;
 }
 
 int rt_dev_free(struct rt_device *d, void *tgt) {
-  RT_TRACE(2, "device %d: free " OMPEMU_PTR, d->id, OMPEMU_P(tgt));
+  DTRACE(2, "device %d: free " OMPEMU_PTR, d->id, OMPEMU_P(tgt));
   return d->plugin->data_delete(d->local_id, tgt) == OFFLOAD_SUCCESS ? 0 : -1;
+}
+
+/* Copies go on the queue only when something is already queued there (a
+ * kernel): otherwise a synchronous copy keeps the order just as well and
+ * saves the hand-off to the device's thread. */
+static int use_queue(const struct rt_plugin *p, const __tgt_async_info *async) {
+  return async && async->Queue && has_async(p);
 }
 
 int rt_dev_submit(struct rt_device *d, void *tgt, const void *hst,
                   int64_t size, __tgt_async_info *async) {
   struct rt_plugin *p = d->plugin;
   int32_t rc;
-  if (async && p->data_submit_async && has_async(p))
+  if (use_queue(p, async) && p->data_submit_async)
     rc = p->data_submit_async(d->local_id, tgt, (void *)hst, size, async);
   else
     rc = p->data_submit(d->local_id, tgt, (void *)hst, size);
@@ -37,7 +44,7 @@ int rt_dev_retrieve(struct rt_device *d, void *hst, const void *tgt,
                     int64_t size, __tgt_async_info *async) {
   struct rt_plugin *p = d->plugin;
   int32_t rc;
-  if (async && p->data_retrieve_async && has_async(p))
+  if (use_queue(p, async) && p->data_retrieve_async)
     rc = p->data_retrieve_async(d->local_id, hst, (void *)tgt, size, async);
   else
     rc = p->data_retrieve(d->local_id, hst, (void *)tgt, size);

@@ -26,7 +26,7 @@ RT_EXPORT void __kmpc_push_target_tripcount_mapper(ident_t *loc,
   struct rt_device *d = NULL;
   if (rt_check_device(&device_id, &d) != 0 || !d)
     return;
-  RT_TRACE(2, "device %d: push trip count %lu", d->id,
+  DTRACE(2, "device %d: push trip count %lu", d->id,
            (unsigned long)loop_tripcount);
   for (int i = 0; i < ntrip; i++)
     if (trip[i].dev == d->id) {
@@ -93,7 +93,7 @@ static int build_args(struct rt_op *op, const struct rt_args *a,
         return -1;
       }
       *slot = (uintptr_t)val;
-      RT_TRACE(1, "device %d: lambda capture: device " OMPEMU_PTR " = "
+      DTRACE(1, "device %d: lambda capture: device " OMPEMU_PTR " = "
                OMPEMU_PTR, d->id, OMPEMU_P(tbegin), OMPEMU_P(val));
       if (rt_dev_submit(d, (void *)tbegin, slot, sizeof(void *), &op->async)) {
         rt_err("Copying data to device failed.");
@@ -116,7 +116,7 @@ static int build_args(struct rt_op *op, const struct rt_args *a,
         return -1;
       }
       k->priv[k->npriv++] = tgt;
-      RT_TRACE(1, "device %d: %sprivate buffer " OMPEMU_PTR " (%ld bytes) "
+      DTRACE(1, "device %d: %sprivate buffer " OMPEMU_PTR " (%ld bytes) "
                "for host " OMPEMU_PTR, d->id, first ? "first" : "",
                OMPEMU_P(tgt), (long)a->sizes[i], OMPEMU_P(a->begin[i]));
       if (first && rt_copy_to(op, NULL, (uintptr_t)a->begin[i],
@@ -134,7 +134,7 @@ static int build_args(struct rt_op *op, const struct rt_args *a,
       tgt = rt_lookup_tgt(d, a->begin[i], a->sizes[i], 0, &is_host);
       off = (intptr_t)hbase - (intptr_t)a->begin[i];
       if (!tgt)
-        RT_TRACE(1, "device %d: argument %d (host " OMPEMU_PTR ") is not "
+        DTRACE(1, "device %d: argument %d (host " OMPEMU_PTR ") is not "
                  "mapped: the kernel gets NULL", d->id, (int)i,
                  OMPEMU_P(a->begin[i]));
     }
@@ -185,7 +185,7 @@ static int run_target(struct rt_op *op, void *host_ptr, const struct rt_args *a,
     }
   }
   uint64_t trips = take_tripcount(d->id);
-  RT_TRACE(1, "device %d: launch %s (" OMPEMU_PTR ") with %d arguments, "
+  DTRACE(1, "device %d: launch %s (" OMPEMU_PTR ") with %d arguments, "
            "teams %d, thread limit %d, trip count %lu", d->id,
            kname ? kname : "?", OMPEMU_P(entry), (int)k.n, (int)num_teams,
            (int)thread_limit, (unsigned long)trips);

@@ -69,7 +69,9 @@ int rt_plan_list(const struct rt_args *a, int32_t *order, int *has_members) {
   int32_t n = a->n;
   if (n <= 0)
     return 0;
-  int32_t *first_child = malloc(2 * (size_t)n * sizeof(int32_t));
+  int32_t small[64];
+  int32_t *first_child =
+      n <= 32 ? small : malloc(2 * (size_t)n * sizeof(int32_t));
   if (!first_child) {
     rt_err("out of memory checking a map list of %d entries", (int)n);
     return -1;
@@ -83,7 +85,8 @@ int rt_plan_list(const struct rt_args *a, int32_t *order, int *has_members) {
       has_members[i] = ompemu_parent_index(a->types[i]) < 0 && i + 1 < n &&
                        ompemu_parent_index(a->types[i + 1]) == i;
     }
-    free(first_child);
+    if (first_child != small)
+      free(first_child);
     return 0;
   }
   int32_t *next_sibling = first_child + n;
@@ -184,6 +187,7 @@ int rt_plan_list(const struct rt_args *a, int32_t *order, int *has_members) {
   }
   rc = 0;
 out:
-  free(first_child);
+  if (first_child != small)
+    free(first_child);
   return rc;
 }

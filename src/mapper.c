@@ -45,7 +45,7 @@ RT_EXPORT void __tgt_push_mapper_component(void *rt_mapper_handle, void *base,
     h->c = c;
     h->cap = cap;
   }
-  RT_TRACE(2, "mapper component %ld: base " OMPEMU_PTR " begin " OMPEMU_PTR
+  DTRACE(2, "mapper component %ld: base " OMPEMU_PTR " begin " OMPEMU_PTR
            " size %ld type 0x%lx", (long)h->n, OMPEMU_P(base), OMPEMU_P(begin),
            (long)size, (unsigned long)type);
   h->c[h->n++] = (struct mapper_comp){base, begin, size, type, name};
@@ -58,7 +58,7 @@ int rt_data_mapper(struct rt_op *op, ident_t *loc, void *base, void *begin,
                    int64_t size, int64_t type, map_var_info_t name,
                    void *mapper, enum rt_data_kind kind) {
   struct mapper_handle h = {0};
-  RT_TRACE(1, "device %d: user-defined mapper " OMPEMU_PTR " for host "
+  DTRACE(1, "device %d: user-defined mapper " OMPEMU_PTR " for host "
            OMPEMU_PTR " (%ld bytes, type 0x%lx)", RT_DEV_ID(op),
            OMPEMU_P(mapper), OMPEMU_P(begin), (long)size, (unsigned long)type);
   ((mapper_fn)mapper)(&h, base, begin, size, type, name);

@@ -81,7 +81,7 @@ static int get_target_pointer(struct rt_op *op, struct map_table *t,
                   OMPEMU_P(r->tgt), (long)size, map_ref_str(e->dyn_ref, dyn),
                   hold ? "" : action, map_ref_str(e->hold_ref, hl),
                   hold ? action : "", rt_name_str(name, nm, sizeof nm));
-    RT_TRACE(1, "device %d: map %s host " OMPEMU_PTR " (%ld bytes): exists at "
+    DTRACE(1, "device %d: map %s host " OMPEMU_PTR " (%ld bytes): exists at "
              OMPEMU_PTR ", dyn %s hold %s%s", dev, rt_name_str(name, nm, sizeof nm),
              OMPEMU_P(begin), (long)size, OMPEMU_P(r->tgt),
              map_ref_str(e->dyn_ref, dyn), map_ref_str(e->hold_ref, hl), action);
@@ -99,7 +99,7 @@ static int get_target_pointer(struct rt_op *op, struct map_table *t,
     if (size) {
       r->is_host = 1;
       r->tgt = begin;
-      RT_TRACE(1, "device %d: map host " OMPEMU_PTR " (%ld bytes): unified "
+      DTRACE(1, "device %d: map host " OMPEMU_PTR " (%ld bytes): unified "
                "shared memory, host address used", dev, OMPEMU_P(begin),
                (long)size);
     }
@@ -127,7 +127,7 @@ static int get_target_pointer(struct rt_op *op, struct map_table *t,
                       OMPEMU_P(begin), OMPEMU_P(p), (long)size,
                       map_ref_str(e->dyn_ref, dyn), map_ref_str(e->hold_ref, hl),
                       rt_name_str(name, nm, sizeof nm));
-        RT_TRACE(1, "device %d: map %s host [" OMPEMU_PTR ", " OMPEMU_PTR
+        DTRACE(1, "device %d: map %s host [" OMPEMU_PTR ", " OMPEMU_PTR
                  ") base " OMPEMU_PTR ": new at " OMPEMU_PTR ", dyn %s hold %s",
                  dev, rt_name_str(name, nm, sizeof nm), OMPEMU_P(begin),
                  OMPEMU_P(begin + (uintptr_t)size), OMPEMU_P(base),
@@ -135,7 +135,7 @@ static int get_target_pointer(struct rt_op *op, struct map_table *t,
                  map_ref_str(e->hold_ref, hl));
       }
     } else {
-      RT_TRACE(1, "device %d: allocation of %ld bytes for host " OMPEMU_PTR
+      DTRACE(1, "device %d: allocation of %ld bytes for host " OMPEMU_PTR
                " failed", dev, (long)size, OMPEMU_P(begin));
     }
   }
@@ -159,7 +159,7 @@ static int begin_one(struct rt_op *op, struct map_table *t,
   if (padded) {
     uintptr_t pad = begin % 8;
     if (pad) {
-      RT_TRACE(2, "device %d: pad combined entry %d at " OMPEMU_PTR
+      DTRACE(2, "device %d: pad combined entry %d at " OMPEMU_PTR
                " down by %lu bytes", RT_DEV_ID(op), (int)i, OMPEMU_P(begin),
                (unsigned long)pad);
       begin -= pad;
@@ -198,7 +198,7 @@ static int begin_one(struct rt_op *op, struct map_table *t,
   }
   if (type & OMP_TGT_MAPTYPE_RETURN_PARAM) {
     uintptr_t tbase = obj.tgt - (begin - base);
-    RT_TRACE(2, "device %d: return device base " OMPEMU_PTR " for entry %d",
+    DTRACE(2, "device %d: return device base " OMPEMU_PTR " for entry %d",
              RT_DEV_ID(op), OMPEMU_P(tbase), (int)i);
     a->base[i] = (void *)tbase;
   }
@@ -210,7 +210,7 @@ static int begin_one(struct rt_op *op, struct map_table *t,
     if (!s || s->tgt_val != expected || s->tgt_addr != ptr.tgt)
       return rt_attach(op, ptr.entry, ptr_hst, ptr.tgt, expected, begin,
                        obj.tgt);
-    RT_TRACE(2, "device %d: pointer at host " OMPEMU_PTR " already attached "
+    DTRACE(2, "device %d: pointer at host " OMPEMU_PTR " already attached "
              "to " OMPEMU_PTR, RT_DEV_ID(op), OMPEMU_P(ptr_hst),
              OMPEMU_P(expected));
   }
@@ -345,7 +345,7 @@ static int end_one(struct rt_op *op, struct map_table *t,
                   OMPEMU_P(begin), OMPEMU_P(tgt), (long)size,
                   map_ref_str(e->dyn_ref, dyn), hold ? "" : action,
                   map_ref_str(e->hold_ref, hl), hold ? action : "");
-    RT_TRACE(1, "device %d: unmap %s host " OMPEMU_PTR " (%ld bytes): dyn %s "
+    DTRACE(1, "device %d: unmap %s host " OMPEMU_PTR " (%ld bytes): dyn %s "
              "hold %s%s", dev, rt_name_str(e->name, nm, sizeof nm),
              OMPEMU_P(begin), (long)size, map_ref_str(e->dyn_ref, dyn),
              map_ref_str(e->hold_ref, hl), action);
@@ -361,7 +361,7 @@ static int end_one(struct rt_op *op, struct map_table *t,
                    " (%ld bytes)", OMPEMU_P(begin), (long)size);
         return -1;
       }
-      RT_TRACE(2, "device %d: unmap host " OMPEMU_PTR " (%ld bytes): not "
+      DTRACE(2, "device %d: unmap host " OMPEMU_PTR " (%ld bytes): not "
                "mapped, ignored", dev, OMPEMU_P(begin), (long)size);
     }
     return 0;
@@ -424,7 +424,7 @@ static int dealloc_one(struct rt_op *op, const struct dealloc *x) {
                     ", TgtPtrBegin=" OMPEMU_PTR ", Size=%ld, Name=%s",
                     OMPEMU_P(e->hst_begin), OMPEMU_P(e->tgt_begin),
                     (long)x->size, rt_name_str(e->name, nm, sizeof nm));
-      RT_TRACE(1, "device %d: remove %s host [" OMPEMU_PTR ", " OMPEMU_PTR
+      DTRACE(1, "device %d: remove %s host [" OMPEMU_PTR ", " OMPEMU_PTR
                ") device " OMPEMU_PTR, op->d->id,
                rt_name_str(e->name, nm, sizeof nm), OMPEMU_P(e->hst_begin),
                OMPEMU_P(e->hst_end), OMPEMU_P(e->tgt_begin));

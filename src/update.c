@@ -20,7 +20,7 @@ static int update_piece(struct rt_op *op, uintptr_t hp, int64_t size,
   map_lookup(op->d->maps, hp, size, &lr);
   if (!lr.contained) {
     if (rt_usm()) {
-      RT_TRACE(2, "device %d: update host " OMPEMU_PTR ": unified shared "
+      DTRACE(2, "device %d: update host " OMPEMU_PTR ": unified shared "
                "memory, nothing to do", dev, OMPEMU_P(hp));
     } else if (type & OMP_TGT_MAPTYPE_PRESENT) {
       rt_message("device mapping required by 'present' motion modifier does "
@@ -28,7 +28,7 @@ static int update_piece(struct rt_op *op, uintptr_t hp, int64_t size,
                  OMPEMU_P(hp), (long)size);
       rc = -1;
     } else {
-      RT_TRACE(1, "device %d: update host " OMPEMU_PTR " (%ld bytes): not "
+      DTRACE(1, "device %d: update host " OMPEMU_PTR " (%ld bytes): not "
                "mapped, nothing to do", dev, OMPEMU_P(hp), (long)size);
     }
     goto out;
@@ -109,7 +109,7 @@ static int update_noncontig(struct rt_op *op, void *base,
       unit[j] = dims[j].stride;
     unit[last] = dims[ndims - 1].stride;
   }
-  RT_TRACE(2, "device %d: non-contiguous update of host " OMPEMU_PTR ", %ld "
+  DTRACE(2, "device %d: non-contiguous update of host " OMPEMU_PTR ", %ld "
            "dimensions", RT_DEV_ID(op), OMPEMU_P(base), (long)ndims);
   return walk_dims(op, (uintptr_t)base, dims, unit, 0, last, 0, type);
 }
