@@ -253,6 +253,11 @@ static int target_construct(ident_t *loc, int64_t device_id, void *host_ptr,
   }
   if (rt_info(RT_INFO_KERNEL_ARGS))
     rt_print_args(d->id, loc, "Entering OpenMP kernel", n, sizes, types, names);
+  if (OMPEMU_TRACE_ON(1)) {
+    char where[600];
+    RT_TRACE(1, "device %d: Entering OpenMP kernel at %s, %d arguments",
+             d->id, rt_loc_str(loc, where, sizeof where), (int)n);
+  }
   struct rt_args a = {loc, n, base, args, sizes, types, names, mappers, 0};
   struct rt_op op;
   rt_op_init(&op, d);

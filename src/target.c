@@ -514,6 +514,11 @@ static void data_construct(enum rt_data_kind kind, const char *what,
     return;
   if (rt_info(RT_INFO_KERNEL_ARGS))
     rt_print_args(d->id, loc, what, n, sizes, types, names);
+  if (OMPEMU_TRACE_ON(1)) {
+    char where[600];
+    RT_TRACE(1, "device %d: %s at %s, %d arguments", d->id, what,
+             rt_loc_str(loc, where, sizeof where), (int)n);
+  }
   struct rt_args a = {loc, n, base, args, sizes, types, names, mappers, 0};
   struct rt_op op;
   rt_op_init(&op, d);
