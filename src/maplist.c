@@ -144,7 +144,8 @@ int rt_plan_list(const struct rt_args *a, int32_t *order, int *has_members) {
          * a->b->c, in another entry of the list). */
         b = (uintptr_t)a->base[i];
         e = b + sizeof(void *);
-        if (!(b >= pb && e <= pe) && !inside_some_entry(a, i, b, e)) {
+        if (!(b >= pb && e <= pe) && !inside_some_entry(a, i, b, e) &&
+            !(a->types[i] & OMP_TGT_MAPTYPE_IMPLICIT)) {
           bad(a, i, p, "has its pointer outside its parent");
           goto out;
         }
