@@ -14,6 +14,11 @@ tests_fake_cuda_libcuda_la_LIBADD = $(LIBFFI_LIBS) $(PTHREAD_LIBS) $(LIBS)
 # libcuda.so.1 the plugin asks for.
 tests_fake_cuda_libcuda_la_LDFLAGS = -shared -rpath /nowhere -version-info 1:0:0
 
+# A driver too old for the plugin: only cuInit.
+check_LTLIBRARIES += tests/fake-cuda/stub/libcuda.la
+tests_fake_cuda_stub_libcuda_la_SOURCES = tests/fake-cuda/stub/stub.c
+tests_fake_cuda_stub_libcuda_la_LDFLAGS = -shared -rpath /nowhere -version-info 1:0:0
+
 tests_fake_cuda_libfcdev_la_SOURCES = tests/fake-cuda/fc_kernels.c
 tests_fake_cuda_libfcdev_la_LDFLAGS = -module -shared -avoid-version -rpath /nowhere
 
@@ -29,7 +34,8 @@ tests_fake_cuda_test_cuda_plugin_CPPFLAGS = $(AM_CPPFLAGS) \
 tests_fake_cuda_test_cuda_plugin_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_fake_cuda_test_cuda_plugin_LDADD = $(CMOCKA_LIBS) $(PTHREAD_LIBS) $(LIBS)
 EXTRA_tests_fake_cuda_test_cuda_plugin_DEPENDENCIES = libomptarget.rtl.cuda.la \
-	tests/fake-cuda/libcuda.la tests/fake-cuda/libfcdev.la
+	tests/fake-cuda/libcuda.la tests/fake-cuda/libfcdev.la \
+	tests/fake-cuda/stub/libcuda.la
 
 # Patches a host shared object into a test "cubin" (EM_CUDA + SM flags).
 tests_fake_cuda_fake_cuda_image_SOURCES = tests/fake-cuda/fake-cuda-image.c

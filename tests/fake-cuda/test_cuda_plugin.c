@@ -254,6 +254,17 @@ static void c_no_driver(void) {
   CHECK(P.data_alloc(0, 8, NULL, 0) == NULL);
 }
 
+/* A libcuda.so.1 without the functions the plugin needs. */
+static void c_old_driver(void) {
+  real_stderr = stderr;
+  CHECK(dlopen(FAKE_CUDA_LIBDIR "/../stub/.libs/libcuda.so.1", RTLD_NOW | RTLD_GLOBAL));
+  load(0);
+  CHECK(P.number_of_devices() == 0);
+  CHECK(strstr(errtext(), "cuda: libcuda.so.1 lacks cuDriverGetVersion (driver "
+                          "too old?): 0 devices"));
+  CHECK(P.init_device(0) == OFFLOAD_FAIL);
+}
+
 static void c_init_fail(void) {
   load(1);
   CHECK(P.number_of_devices() == 0);
@@ -772,6 +783,7 @@ static void c_llvm14_cuda(void) {
   }
 
 CASE(no_driver)
+CASE(old_driver)
 CASE(init_fail, "FAKE_CUDA_INIT_FAIL", "1", )
 CASE(init_fail_quiet, "FAKE_CUDA_INIT_FAIL", "1", "OMPEMU_TRACE", "0",
      "OMPEMU_PLUGINS", "emu, cuda?", )
@@ -795,7 +807,8 @@ CASE(llvm14_cuda)
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(t_no_driver),     cmocka_unit_test(t_init_fail),
+      cmocka_unit_test(t_no_driver),     cmocka_unit_test(t_old_driver),
+      cmocka_unit_test(t_init_fail),
       cmocka_unit_test(t_init_fail_quiet), cmocka_unit_test(t_init_fail_asked),
       cmocka_unit_test(t_devices),       cmocka_unit_test(t_alloc_kinds),
       cmocka_unit_test(t_copies),        cmocka_unit_test(t_alloc_fail),
