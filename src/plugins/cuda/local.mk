@@ -23,3 +23,8 @@ EXTRA_libomptarget_rtl_cuda_la_DEPENDENCIES = $(top_srcdir)/src/plugins/cuda/plu
 	libomptarget.la
 include tests/fake-cuda/local.mk
 endif
+# Work directories of tests/fake-cuda/e2e.sh and tests/gpu/run-cuda.sh.
+clean-local: clean-cuda-tests
+clean-cuda-tests:
+	-rm -rf tests/fake-cuda/work tests/gpu/work
+.PHONY: clean-cuda-tests
