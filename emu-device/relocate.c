@@ -116,12 +116,29 @@ static const char *symbol_version(const struct emu_image *img, uint64_t idx) {
   return NULL;
 }
 
+/* The SysV ELF hash of NAME, as version entries carry it. */
+static uint32_t elf_hash(const char *name) {
+  uint32_t h = 0;
+  for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+    h = (h << 4) + *p;
+    uint32_t g = h & 0xf0000000u;
+    if (g)
+      h ^= g >> 24;
+    h &= ~g;
+  }
+  return h;
+}
+
 /* NAME in the scope of HANDLE, at version VER if not NULL.  dlvsym skips
  * unversioned definitions, which the dynamic linker accepts for versioned
  * references (that is how interposers like ASan's win), so: the default
  * definition, unless the versioned one lives in the same object (an older
  * version of the same function, as realpath@GLIBC_2.2.5). */
 static void *lookup(void *handle, const char *name, const char *ver) {
+  /* glibc's dlvsym compares the version's name with unused version slots
+   * (hash 0, name NULL) when the hashes agree: never ask for such a one. */
+  if (ver && elf_hash(ver) == 0)
+    ver = NULL;
   void *def = dlsym(handle, name);
   void *v = ver ? dlvsym(handle, name, ver) : NULL;
   if (!v || !def || v == def)
