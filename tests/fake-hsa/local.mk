@@ -27,7 +27,10 @@ tests_fake_hsa_libhsa_noamd_la_LDFLAGS = -shared -avoid-version \
 EXTRA_tests_fake_hsa_libhsa_noamd_la_DEPENDENCIES = $(top_srcdir)/tests/fake-hsa/noamd.map
 
 fake_hsa_co = tests/fake-hsa/kernels-gfx906.co tests/fake-hsa/kernels-gfx908.co
-EXTRA_tests_fake_hsa_test_hsa_plugin_DEPENDENCIES = $(fake_hsa_co)
+# The plugin too: a relink of libomptarget.la during `make check` removes
+# .libs/libomptarget.*, this plugin included, and this relinks it.
+EXTRA_tests_fake_hsa_test_hsa_plugin_DEPENDENCIES = $(fake_hsa_co) \
+	libomptarget.rtl.hsa.la tests/fake-hsa/libhsa-noamd.la
 CLEANFILES += $(fake_hsa_co)
 tests/fake-hsa/kernels-%.co: $(top_srcdir)/tests/fake-hsa/test_kernels.c $(top_srcdir)/tests/fake-hsa/mk-code-object.sh
 	@$(MKDIR_P) tests/fake-hsa

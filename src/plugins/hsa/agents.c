@@ -77,8 +77,8 @@ static hsa_status_t agent_cb(hsa_agent_t agent, void *data) {
   return HSA_STATUS_SUCCESS;
 }
 
-/* Global flags of memory pool or region SRC's candidate, or -1 when it is
- * not a global segment the runtime may allocate from. */
+/* Global flags of memory pool POOL, or -1 when it is not a global segment
+ * the runtime may allocate from. */
 static int64_t pool_flags(hsa_amd_memory_pool_t pool) {
   hsa_amd_segment_t seg;
   uint32_t flags = 0;
@@ -99,6 +99,7 @@ static int64_t pool_flags(hsa_amd_memory_pool_t pool) {
   return flags;
 }
 
+/* The same for core region REGION. */
 static int64_t region_flags(hsa_region_t region) {
   hsa_region_segment_t seg;
   uint32_t flags = 0;
@@ -123,6 +124,7 @@ struct mem_search {
   struct hsa_mem_src found;
 };
 
+/* Iteration callbacks: keep the first pool / region with the wanted flag. */
 static hsa_status_t pool_cb(hsa_amd_memory_pool_t pool, void *data) {
   struct mem_search *ms = data;
   int64_t f = pool_flags(pool);
