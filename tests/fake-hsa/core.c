@@ -172,6 +172,9 @@ hsa_status_t hsa_init(void) {
     }
   }
   fake.alloc_fail_after = env_ll("FAKE_HSA_ALLOC_FAIL_AFTER", -1);
+  fake.copy_fail_after = env_ll("FAKE_HSA_COPY_FAIL_AFTER", -1);
+  fake.copies_done = 0;
+  fake.queue_fail = (int)env_ll("FAKE_HSA_QUEUE_FAIL", 0);
   fake.allocs_done = 0;
   fake_mem_init(env_ll("FAKE_HSA_MEM_SIZE", 256LL << 20));
   promote_self();

@@ -9,6 +9,9 @@
  *   FAKE_HSA_NO_GPU=1            only the CPU agent exists
  *   FAKE_HSA_GPUS=gfx906,gfx908  the GPU agents (default: one gfx906)
  *   FAKE_HSA_ALLOC_FAIL_AFTER=N  allocations after the first N fail
+ *   FAKE_HSA_COPY_FAIL_AFTER=N   async copies after the first N end with
+ *                                their completion signal at -1 (DMA error)
+ *   FAKE_HSA_QUEUE_FAIL=1        hsa_queue_create fails
  *   FAKE_HSA_MEM_SIZE=BYTES      device memory per GPU (default 256 MiB)
  *   FAKE_HSA_LOG=FILE            append the call log to FILE
  *

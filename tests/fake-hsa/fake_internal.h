@@ -46,6 +46,8 @@ struct fake_state {
   struct fake_alloc *allocs;
   size_t nallocs, cap;
   long allocs_done, alloc_fail_after;
+  long copies_done, copy_fail_after; /* async copies; -1: never fail */
+  int queue_fail;                    /* hsa_queue_create fails */
   void *self; /* own handle, promoted to RTLD_GLOBAL while initialised */
 };
 

@@ -347,6 +347,19 @@ hsa_status_t hsa_amd_memory_async_copy(void *dst, hsa_agent_t dst_agent,
            fake_agent_name(sa), size, ndep, st, why ? " " : "", why ? why : "");
   if (why)
     return st;
+  pthread_mutex_lock(&fake_lock);
+  int dma_error = fake.copy_fail_after >= 0 &&
+                  fake.copies_done >= fake.copy_fail_after;
+  fake.copies_done++;
+  pthread_mutex_unlock(&fake_lock);
+  if (dma_error) {
+    /* As a failed DMA reports itself: the copy is accepted, nothing moves,
+     * and the completion signal ends negative. */
+    fake_log("async copy error (FAKE_HSA_COPY_FAIL_AFTER): signal 0x%016lx "
+             "set to -1", (unsigned long)completion.handle);
+    fake_signal_sub(completion, 2);
+    return HSA_STATUS_SUCCESS;
+  }
   memmove(dst, src, size);
   fake_signal_sub(completion, 1);
   return HSA_STATUS_SUCCESS;

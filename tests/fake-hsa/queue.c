@@ -156,6 +156,8 @@ hsa_status_t hsa_queue_create(hsa_agent_t agent, uint32_t size,
     st = HSA_STATUS_ERROR_INVALID_AGENT;
   else if (size == 0 || (size & (size - 1)) || size > 1024)
     st = HSA_STATUS_ERROR_INVALID_QUEUE_CREATION;
+  else if (fake.queue_fail)
+    st = HSA_STATUS_ERROR_OUT_OF_RESOURCES;
   struct fake_queue *fq = NULL;
   if (st == HSA_STATUS_SUCCESS) {
     fq = calloc(1, sizeof *fq);

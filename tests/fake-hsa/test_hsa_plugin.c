@@ -48,7 +48,8 @@ static struct {
 
 static const char *env_names[] = {
     "FAKE_HSA_INIT_FAIL", "FAKE_HSA_NO_GPU", "FAKE_HSA_GPUS",
-    "FAKE_HSA_ALLOC_FAIL_AFTER", "OMPEMU_HSA_LIBRARY", "OMPEMU_HSA_AMD_EXT",
+    "FAKE_HSA_ALLOC_FAIL_AFTER", "FAKE_HSA_COPY_FAIL_AFTER",
+    "FAKE_HSA_QUEUE_FAIL", "OMPEMU_HSA_LIBRARY", "OMPEMU_HSA_AMD_EXT",
     "OMPEMU_TRACE", "OMPEMU_TRACE_FILE", "FAKE_HSA_LOG"};
 
 static void load_plugin(void) {
@@ -378,6 +379,43 @@ static void test_alloc_fails(void **state) {
   assert_non_null(strstr(err, "hsa: error: hsa_amd_memory_pool_allocate failed "
                               "(status 0x1008: HSA_STATUS_ERROR_OUT_OF_RESOURCES"));
   assert_non_null(strstr(err, "64 bytes of data_alloc"));
+}
+
+static void test_copy_fails(void **state) {
+  setenv("FAKE_HSA_COPY_FAIL_AFTER", "1", 1);
+  load_plugin();
+  assert_int_equal(P.ndev(), 1);
+  int v[4] = {1, 2, 3, 4}, r[4] = {9, 9, 9, 9};
+  void *d = P.alloc(0, sizeof v, NULL, TARGET_ALLOC_DEFAULT);
+  assert_int_equal(P.submit(0, d, v, sizeof v), 0);
+  capture_start();
+  int rc = P.retrieve(0, r, d, sizeof r);
+  char *err = capture_end();
+  assert_int_equal(rc, OFFLOAD_FAIL);
+  assert_non_null(strstr(err, "hsa: error: async copy: completion signal 0x"));
+  assert_non_null(strstr(err, "ended at -1, the operation failed"));
+  assert_int_equal(r[0], 9); /* nothing copied back */
+  /* The staging buffer and signal are released all the same. */
+  assert_int_equal(fake_hsa_live_allocations(), 1);
+  assert_int_equal(fake_hsa_log_count("hsa_signal_destroy"), 2);
+}
+
+static void test_queue_create_fails(void **state) {
+  setenv("FAKE_HSA_QUEUE_FAIL", "1", 1);
+  load_plugin();
+  assert_int_equal(P.ndev(), 1);
+  capture_start();
+  int rc = P.init(0);
+  char *err = capture_end();
+  assert_int_equal(rc, OFFLOAD_FAIL);
+  assert_non_null(strstr(err, "hsa: error: hsa_queue_create failed (status 0x1008: "
+                              "HSA_STATUS_ERROR_OUT_OF_RESOURCES: fake out of "
+                              "resources): hsa device 0 (gfx906), 1024 packets"));
+  /* Other calls on the device fail cleanly too. */
+  capture_start();
+  void *p = P.alloc(0, 8, NULL, TARGET_ALLOC_DEFAULT);
+  capture_end();
+  assert_null(p);
 }
 
 static void test_copies(void **state) {
@@ -740,7 +778,8 @@ int main(void) {
       T(test_no_gpu),           T(test_agents_and_init),
       T(test_valid_binary),     T(test_load_binary),
       T(test_load_errors),      T(test_alloc_kinds),
-      T(test_alloc_fails),      T(test_copies),
+      T(test_alloc_fails),      T(test_copy_fails),
+      T(test_queue_create_fails), T(test_copies),
       T(test_copies_without_amd_ext), T(test_runtime_without_amd_symbols),
       T(test_dispatch_packet),
       T(test_many_args),        T(test_bad_entry),
