@@ -272,6 +272,42 @@ static void test_valid_binary(void **state) {
   unlink(trace_path);
 }
 
+/* Malformed images: refused or read safely, never a crash. */
+static void test_malformed_images(void **state) {
+  trace_to_file();
+  load_plugin();
+  assert_int_equal(P.ndev(), 1);
+  read_image(co906);
+  image.ImageEnd = co_bytes + 40; /* shorter than an ELF header */
+  assert_int_equal(P.valid(&image), 0);
+  image.ImageEnd = co_bytes; /* empty */
+  assert_int_equal(P.valid(&image), 0);
+  co_bytes[4] = 1; /* ELFCLASS32 */
+  image.ImageEnd = co_bytes + co_size;
+  assert_int_equal(P.valid(&image), 0);
+  const char *t = slurp(trace_path);
+  assert_non_null(strstr(t, "refused: 40 bytes, too small for an ELF header"));
+  assert_non_null(strstr(t, "refused: 0 bytes, too small for an ELF header"));
+  assert_non_null(strstr(t, "refused: not a 64-bit ELF file"));
+  /* Section headers out of the image: the loader (dlopen) does not need
+   * them, the plugin's read of <kernel>_exec_mode/_wg_size finds nothing
+   * and the defaults apply. */
+  read_image(co906);
+  uint64_t bad = (uint64_t)co_size - 8;
+  memcpy(co_bytes + 0x28, &bad, 8); /* e_shoff */
+  assert_int_equal(P.valid(&image), 1);
+  __tgt_target_table *tb = P.load(0, &image);
+  assert_non_null(tb);
+  int out = 0;
+  void *dout = P.alloc(0, sizeof out, NULL, TARGET_ALLOC_DEFAULT);
+  void *args[] = {dout};
+  ptrdiff_t offs[] = {0};
+  assert_int_equal(P.run(0, tb->EntriesBegin[2].addr, args, offs, 1), 0);
+  assert_int_equal(fake_hsa_log_count("kernel=k_inc_counter, header=0x1502, "
+                                      "setup=1, workgroup=256,1,1"), 1);
+  unlink(trace_path);
+}
+
 static void test_load_binary(void **state) {
   __tgt_target_table *t = ready_image();
   assert_int_equal(t->EntriesEnd - t->EntriesBegin, NENT);
@@ -776,7 +812,8 @@ int main(void) {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
       T(test_runtime_absent),   T(test_init_fails),
       T(test_no_gpu),           T(test_agents_and_init),
-      T(test_valid_binary),     T(test_load_binary),
+      T(test_valid_binary),     T(test_malformed_images),
+      T(test_load_binary),
       T(test_load_errors),      T(test_alloc_kinds),
       T(test_alloc_fails),      T(test_copy_fails),
       T(test_queue_create_fails), T(test_copies),
