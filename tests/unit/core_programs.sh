@@ -7,10 +7,10 @@
 B=${OMPEMU_BUILDDIR:-.}
 S=${OMPEMU_SRCDIR:-.}
 P=$S/tests/unit/core-progs
-RUN=$B/ompemu-run
+RUN="timeout ${CORE_PROG_TIMEOUT:-60} $B/ompemu-run"
 LLVMLIB=${LLVM14_LIBDIR:-/usr/lib/llvm-14/lib}
 CLANG=${CLANG14:-}
-N=19
+N=22
 n=0
 fail=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
@@ -37,46 +37,58 @@ $CLANG $OFF -g "$P/devcheck.c" -o "$W/devcheck" 2>"$W/out" || {
 x86() { env OMPEMU_PLUGINS=x86_64 LD_LIBRARY_PATH="$LLVMLIB" "$@"; }
 for mode in x86 emu; do
   if [ $mode = x86 ]; then pre=x86; else pre=; fi
-  $pre "$RUN" "$W/link" >"$W/out" 2>&1; rc=$?
+  $pre $RUN "$W/link" >"$W/out" 2>&1; rc=$?
   check "$mode: declare target link" '[ $rc -eq 0 ] && grep -q "s=45 arr9=-9 k=42" "$W/out"'
-  OMPEMU_TRACE=1 $pre "$RUN" "$W/dtor" >"$W/out" 2>&1; rc=$?
+  OMPEMU_TRACE=1 $pre $RUN "$W/dtor" >"$W/out" 2>&1; rc=$?
   check "$mode: C++ declare-target global: ctor at load, dtor at exit" \
     '[ $rc -eq 0 ] && grep -q "r=7" "$W/out" && grep -q "running ctor" "$W/out" && grep -q "running dtor" "$W/out"'
-  OMPEMU_TRACE=1 $pre "$RUN" "$W/dso_main" "$W/libdso.so" >"$W/out" 2>&1; rc=$?
+  OMPEMU_TRACE=1 $pre $RUN "$W/dso_main" "$W/libdso.so" >"$W/out" 2>&1; rc=$?
   check "$mode: executable + dlopen/dlclose/dlopen of an offloading DSO" \
     '[ $rc -eq 0 ] && grep -q "r=1 v=105 r2=2 v2=106" "$W/out" && [ $(grep -c "unregister lib .*libdso.so" "$W/out") -eq 2 ]'
-  $pre "$RUN" "$W/interop" >"$W/out" 2>&1; rc=$?
+  $pre $RUN "$W/interop" >"$W/out" 2>&1; rc=$?
   check "$mode: interop init/use/destroy" \
     '[ $rc -eq 0 ] && grep -q "io=obj dev=0 rc=0" "$W/out" && grep -q "after destroy: none" "$W/out"'
-  $pre "$RUN" "$W/devcheck" >"$W/out" 2>&1; rc=$?
+  $pre $RUN "$W/devcheck" >"$W/out" 2>&1; rc=$?
   check "$mode: omp_get_initial_device() == omp_get_num_devices(), host fallback there" \
     '[ $rc -eq 0 ] && grep -q "host_fallback=1" "$W/out"'
-  $pre "$RUN" "$W/devcheck" bad >"$W/out" 2>&1; rc=$?
+  $pre $RUN "$W/devcheck" bad >"$W/out" 2>&1; rc=$?
   check "$mode: a missing device: not ready, source location, fatal, abort" \
     '[ $rc -eq 134 ] && grep -q "^Libomptarget error: Device 7 is not ready.$" "$W/out" &&
      grep -q "devcheck.c:[0-9]*:[0-9]*: Libomptarget fatal error 1: failure of target construct while offloading is mandatory" "$W/out"'
 done
 
-OMP_TARGET_OFFLOAD=disabled "$RUN" "$W/devcheck" >"$W/out" 2>&1; rc=$?
+OMP_TARGET_OFFLOAD=disabled $RUN "$W/devcheck" >"$W/out" 2>&1; rc=$?
 check "OMP_TARGET_OFFLOAD=disabled: no devices, host fallback" \
   '[ $rc -eq 0 ] && grep -q "ndev=0 initial=0 host_fallback=1" "$W/out"'
-OMP_TARGET_OFFLOAD=mandatory OMPEMU_PLUGINS=no-such-plugin "$RUN" "$W/link" >"$W/out" 2>&1; rc=$?
+OMP_TARGET_OFFLOAD=mandatory OMPEMU_PLUGINS=no-such-plugin $RUN "$W/link" >"$W/out" 2>&1; rc=$?
 check "mandatory without devices: the three LLVM lines and abort" \
   '[ $rc -eq 134 ] && grep -q "^Libomptarget error: Consult https://openmp.llvm.org/design/Runtimes.html for debugging options.$" "$W/out" &&
    grep -q "^Libomptarget error: Source location information not present. Compile with -g or -gline-tables-only.$" "$W/out" &&
    grep -q "^Libomptarget fatal error 1: failure of target construct while offloading is mandatory$" "$W/out"'
-OMPEMU_PLUGINS=no-such-plugin "$RUN" "$W/link" >"$W/out" 2>&1; rc=$?
+OMPEMU_PLUGINS=no-such-plugin $RUN "$W/link" >"$W/out" 2>&1; rc=$?
 check "default policy without devices: host fallback" '[ $rc -eq 0 ] && grep -q "s=45" "$W/out"'
-LIBOMPTARGET_INFO=abc x86 "$RUN" "$W/link" >"$W/out" 2>&1; rc=$?
+LIBOMPTARGET_INFO=abc x86 $RUN "$W/link" >"$W/out" 2>&1; rc=$?
 check "LIBOMPTARGET_INFO=abc: an error message, not a crash" \
   '[ $rc -eq 0 ] && grep -q "LIBOMPTARGET_INFO=.abc. ignored" "$W/out"'
-OMPEMU_TRACE=1 OMPEMU_PLUGINS="no-such-plugin,emu" "$RUN" "$W/link" >"$W/out" 2>&1; rc=$?
+OMPEMU_TRACE=1 OMPEMU_PLUGINS="no-such-plugin,emu" $RUN "$W/link" >"$W/out" 2>&1; rc=$?
 check "OMPEMU_PLUGINS: a missing plugin is skipped with a trace note" \
   '[ $rc -eq 0 ] && grep -q "plugin no-such-plugin: not loaded" "$W/out" && grep -q "claimed by plugin emu" "$W/out"'
-OMPEMU_TRACE=1 OMPEMU_PLUGINS="x86_64,emu" LD_LIBRARY_PATH="$LLVMLIB" "$RUN" "$W/link" >"$W/out" 2>&1; rc=$?
+OMPEMU_TRACE=1 OMPEMU_PLUGINS="x86_64,emu" LD_LIBRARY_PATH="$LLVMLIB" $RUN "$W/link" >"$W/out" 2>&1; rc=$?
 check "OMPEMU_PLUGINS order decides which plugin claims the image" \
   '[ $rc -eq 0 ] && grep -q "claimed by plugin x86_64" "$W/out"'
-OMPEMU_TRACE=1 OMPEMU_PLUGINS="cuda" LD_LIBRARY_PATH="$LLVMLIB" "$RUN" "$W/link" >"$W/out" 2>&1; rc=$?
+OMPEMU_TRACE=1 OMPEMU_PLUGINS="cuda" LD_LIBRARY_PATH="$LLVMLIB" $RUN "$W/link" >"$W/out" 2>&1; rc=$?
 check "LLVM 14's cuda plugin loads and is skipped with 0 devices" \
   '[ $rc -eq 0 ] && grep -q "plugin cuda .*0 devices, skipped" "$W/out"'
+
+# gcc-built, no libomp in the process (DESIGN.md contract 7).
+${CC:-cc} "$P/init_all.c" -o "$W/init_all" -L"$B/.libs" -lomptarget 2>"$W/out"
+OMPEMU_NUM_DEVICES=3 $RUN "$W/init_all" >"$W/out" 2>&1; rc=$?
+check "no libomp: __tgt_init_all_rtls starts the emu plugin (3 devices)" \
+  '[ $rc -eq 0 ] && grep -q "before=0 after=3 tgt=3 initial=3 info=0" "$W/out"'
+x86 $RUN "$W/init_all" >"$W/out" 2>&1; rc=$?
+check "no libomp: __tgt_init_all_rtls with LLVM's x86_64 plugin (4 devices)" \
+  '[ $rc -eq 0 ] && grep -q "before=0 after=4 tgt=4 initial=4 info=0" "$W/out"'
+OMP_TARGET_OFFLOAD=disabled $RUN "$W/init_all" >"$W/out" 2>&1; rc=$?
+check "no libomp: OMP_TARGET_OFFLOAD=disabled is read from the environment" \
+  '[ $rc -eq 0 ] && grep -q "before=0 after=0" "$W/out"'
 exit $fail

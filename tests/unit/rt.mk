@@ -32,7 +32,7 @@ TESTS += tests/unit/core_programs.sh
 EXTRA_DIST += tests/unit/core_programs.sh tests/unit/core-progs/link.c \
 	tests/unit/core-progs/dtor.cpp tests/unit/core-progs/dso_lib.c \
 	tests/unit/core-progs/dso_main.c tests/unit/core-progs/interop.c \
-	tests/unit/core-progs/devcheck.c
+	tests/unit/core-progs/devcheck.c tests/unit/core-progs/init_all.c
 
 # --- data path (mapping, data begin/end/update, attach, launch, API) ---
 # The data-path sources against a fake malloc device (data_fake.c stands in
