@@ -284,7 +284,9 @@ hsa_status_t hsa_amd_agents_allow_access(uint32_t n, const hsa_agent_t *agents,
   struct fake_alloc *a = fake_alloc_find((uintptr_t)ptr, 1);
   hsa_status_t st = HSA_STATUS_SUCCESS;
   char names[160] = "";
-  if (!a || a->ptr != (uintptr_t)ptr || !a->pool->is_system)
+  /* System memory, or device memory opened to peer GPUs; code object
+   * ranges are not allocations. */
+  if (!a || a->ptr != (uintptr_t)ptr || a->is_code)
     st = HSA_STATUS_ERROR_INVALID_ARGUMENT;
   for (uint32_t i = 0; i < n && st == HSA_STATUS_SUCCESS; i++) {
     struct fake_agent *ag = fake_agent_of(agents[i]);
@@ -304,7 +306,8 @@ hsa_status_t hsa_amd_agents_allow_access(uint32_t n, const hsa_agent_t *agents,
   return st;
 }
 
-/* May AGENT's copy engine touch [P, P+SIZE)?  (fake_lock held) */
+/* May AGENT's copy engine touch [P, P+SIZE)?  GPU is the GPU of the copy
+ * (the destination's when both are GPUs).  (fake_lock held) */
 static const char *copy_check(uintptr_t p, size_t size, struct fake_agent *ag,
                               struct fake_agent *gpu) {
   struct fake_alloc *a = fake_alloc_find(p, size);
@@ -317,6 +320,8 @@ static const char *copy_check(uintptr_t p, size_t size, struct fake_agent *ag,
       return "system memory not opened to the GPU (hsa_amd_agents_allow_access)";
   } else if (a->pool->owner != ag) {
     return "device memory of another agent";
+  } else if (gpu && gpu != ag && !(a->allowed & (1u << gpu->index))) {
+    return "peer device memory not opened to the GPU (hsa_amd_agents_allow_access)";
   }
   return NULL;
 }

@@ -44,6 +44,8 @@ static struct {
   __typeof__(__tgt_rtl_run_target_team_region_async) *run_team_async;
   __typeof__(__tgt_rtl_synchronize) *sync;
   __typeof__(__tgt_rtl_set_function_ptr_map) *set_fptr;
+  __typeof__(__tgt_rtl_is_data_exchangable) *exchangable;
+  __typeof__(__tgt_rtl_data_exchange) *exchange;
 } P;
 
 static const char *env_names[] = {
@@ -67,6 +69,7 @@ static void load_plugin(void) {
   SYM(run_team, "run_target_team_region")
   SYM(run_team_async, "run_target_team_region_async")
   SYM(sync, "synchronize") SYM(set_fptr, "set_function_ptr_map")
+  SYM(exchangable, "is_data_exchangable") SYM(exchange, "data_exchange")
 #undef SYM
 }
 
@@ -391,6 +394,7 @@ static void test_alloc_kinds(void **state) {
   assert_int_equal(fake_hsa_log_count("hsa_amd_memory_pool_allocate(pool=system, size=100) = 0x0"), 2);
   /* HOST/SHARED memory is opened to the agent. */
   assert_int_equal(fake_hsa_log_count("hsa_amd_agents_allow_access(agents=gfx906#0"), 2);
+  assert_int_equal(fake_hsa_log_count("hsa_amd_agents_allow_access"), 2);
   int live = fake_hsa_live_allocations();
   assert_int_equal(P.del(0, dv), 0);
   assert_int_equal(P.del(0, hh), 0);
@@ -452,6 +456,34 @@ static void test_queue_create_fails(void **state) {
   void *p = P.alloc(0, 8, NULL, TARGET_ALLOC_DEFAULT);
   capture_end();
   assert_null(p);
+}
+
+/* Two GPUs: device memory is opened to the peer at allocation, and a
+ * device-to-device copy is one async copy between the agents. */
+static void test_data_exchange(void **state) {
+  setenv("FAKE_HSA_GPUS", "gfx906,gfx906", 1);
+  load_plugin();
+  assert_int_equal(P.ndev(), 2);
+  assert_int_equal(P.exchangable(0, 1), 1);
+  int v[8] = {1, 2, 3, 4, 5, 6, 7, 8}, r[8] = {0};
+  void *d0 = P.alloc(0, sizeof v, NULL, TARGET_ALLOC_DEFAULT);
+  void *d1 = P.alloc(1, sizeof v, NULL, TARGET_ALLOC_DEFAULT);
+  char want[128];
+  snprintf(want, sizeof want, "hsa_amd_agents_allow_access(agents=gfx906#1, "
+           "ptr=0x%016lx) = 0x0", (unsigned long)(uintptr_t)d0);
+  assert_logged(want);
+  assert_int_equal(P.submit(0, d0, v, sizeof v), 0);
+  fake_hsa_log_clear();
+  assert_int_equal(P.exchange(0, d0, 1, d1, sizeof v), 0);
+  snprintf(want, sizeof want, "hsa_amd_memory_async_copy(dst=0x%016lx, "
+           "dst_agent=gfx906#1, src=0x%016lx, src_agent=gfx906#0, size=32",
+           (unsigned long)(uintptr_t)d1, (unsigned long)(uintptr_t)d0);
+  assert_logged(want);
+  assert_int_equal(fake_hsa_log_count("hsa_amd_memory_async_copy"), 1);
+  assert_int_equal(P.retrieve(1, r, d1, sizeof r), 0);
+  assert_memory_equal(v, r, sizeof v);
+  /* One GPU: no peers, nothing opened. */
+  assert_int_equal(P.exchangable(0, 2), 0);
 }
 
 static void test_copies(void **state) {
@@ -816,7 +848,8 @@ int main(void) {
       T(test_load_binary),
       T(test_load_errors),      T(test_alloc_kinds),
       T(test_alloc_fails),      T(test_copy_fails),
-      T(test_queue_create_fails), T(test_copies),
+      T(test_queue_create_fails), T(test_data_exchange),
+      T(test_copies),
       T(test_copies_without_amd_ext), T(test_runtime_without_amd_symbols),
       T(test_dispatch_packet),
       T(test_many_args),        T(test_bad_entry),

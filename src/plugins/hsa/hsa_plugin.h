@@ -100,6 +100,7 @@ struct hsa_state {
   pthread_mutex_t lock;
   int tried, usable; /* init attempted / runtime initialised */
   int has_amd;       /* all AMD extension functions resolved and enabled */
+  int no_peer;       /* peer access refused once: no data_exchange */
   void *lib;
   struct hsa_api api;
   hsa_agent_t cpu_agent;

@@ -79,7 +79,8 @@ static int async_copy(struct hsa_queue_ops *q, void *dst, hsa_agent_t dst_agent,
   hsa_status_t st = H.hsa_signal_create(1, 0, NULL, &op.signal);
   if (st != HSA_STATUS_SUCCESS) {
     hsa_fail("hsa_signal_create", st, "completion signal of %s", what);
-    hsa_mem_free(staging, "copy staging buffer");
+    if (staging)
+      hsa_mem_free(staging, "copy staging buffer");
     return -1;
   }
   hsa_signal_t dep;
@@ -92,7 +93,8 @@ static int async_copy(struct hsa_queue_ops *q, void *dst, hsa_agent_t dst_agent,
              OMPEMU_PTR ", %zu bytes", what, OMPEMU_P(dst), OMPEMU_P(src),
              size);
     H.hsa_signal_destroy(op.signal);
-    hsa_mem_free(staging, "copy staging buffer");
+    if (staging)
+      hsa_mem_free(staging, "copy staging buffer");
     return -1;
   }
   return hsa_ops_push(q, &op);
@@ -141,6 +143,27 @@ int hsa_copy_d2h(struct hsa_device *d, void *hst, const void *tgt,
                     "device to host copy");
 }
 
+/* With several GPUs, open device memory P of D to the other agents so
+ * device-to-device copies work; without peer access (PCIe P2P), note it
+ * once and stop offering data_exchange. */
+static void open_to_peers(struct hsa_device *d, void *p) {
+  if (!hsa_st.has_amd || hsa_st.ndev < 2 || hsa_st.no_peer)
+    return;
+  hsa_agent_t peers[64];
+  uint32_t n = 0;
+  for (int i = 0; i < hsa_st.ndev && n < 64; i++)
+    if (i != d->id)
+      peers[n++] = hsa_st.dev[i].agent;
+  hsa_status_t st = H.hsa_amd_agents_allow_access(n, peers, NULL, p);
+  if (st != HSA_STATUS_SUCCESS) {
+    hsa_st.no_peer = 1;
+    ompemu_trace(1, HSA_WHO, "device %d: no peer access to " OMPEMU_PTR
+                 " (hsa_amd_agents_allow_access: %s): device-to-device copies "
+                 "go through the host", d->id, OMPEMU_P(p),
+                 hsa_status_text(st));
+  }
+}
+
 OMPEMU_HSA_EXPORT void *__tgt_rtl_data_alloc(int32_t id, int64_t size,
                                           void *hst_ptr, int32_t kind) {
   struct hsa_device *d = hsa_dev_ready(id, "data_alloc");
@@ -161,6 +184,8 @@ OMPEMU_HSA_EXPORT void *__tgt_rtl_data_alloc(int32_t id, int64_t size,
     return NULL;
   }
   void *p = hsa_mem_alloc(d, src, (size_t)size, "data_alloc");
+  if (p && src == &d->dev_mem)
+    open_to_peers(d, p);
   ompemu_trace(2, HSA_WHO, "device %d: alloc %lld bytes (kind %d) for host "
                OMPEMU_PTR " -> " OMPEMU_PTR, id, (long long)size, kind,
                OMPEMU_P(hst_ptr), OMPEMU_P(p));
@@ -220,4 +245,46 @@ OMPEMU_HSA_EXPORT int32_t __tgt_rtl_data_retrieve_async(int32_t id, void *hst,
                                                      void *tgt, int64_t size,
                                                      __tgt_async_info *ai) {
   return copy_entry(id, 0, tgt, hst, size, ai);
+}
+
+OMPEMU_HSA_EXPORT int32_t __tgt_rtl_is_data_exchangable(int32_t src_id,
+                                                        int32_t dst_id) {
+  return hsa_st.has_amd && !hsa_st.no_peer && src_id >= 0 && dst_id >= 0 &&
+         src_id < hsa_st.ndev && dst_id < hsa_st.ndev;
+}
+
+/* Device-to-device copy: one async copy between the two agents' memory,
+ * queued on AI (NULL: synchronous). */
+static int32_t exchange(int32_t src_id, void *src, int32_t dst_id, void *dst,
+                        int64_t size, __tgt_async_info *ai) {
+  struct hsa_device *s = hsa_dev_ready(src_id, "data_exchange");
+  struct hsa_device *d = hsa_dev_ready(dst_id, "data_exchange");
+  if (!s || !d || size < 0 || !__tgt_rtl_is_data_exchangable(src_id, dst_id))
+    return OFFLOAD_FAIL;
+  if (size == 0)
+    return OFFLOAD_SUCCESS;
+  ompemu_trace(3, HSA_WHO, "device %d " OMPEMU_PTR " -> device %d " OMPEMU_PTR
+               ", %lld bytes%s", src_id, OMPEMU_P(src), dst_id, OMPEMU_P(dst),
+               (long long)size, ai ? " (async)" : "");
+  struct hsa_queue_ops local = {.dev = d};
+  struct hsa_queue_ops *q = ai ? hsa_ops_get(d, ai) : &local;
+  if (!q)
+    return OFFLOAD_FAIL;
+  int rc = async_copy(q, dst, d->agent, src, s->agent, (size_t)size, NULL,
+                      NULL, "device to device copy");
+  if (!ai && hsa_ops_finish(q) != 0)
+    rc = -1;
+  return rc == 0 ? OFFLOAD_SUCCESS : OFFLOAD_FAIL;
+}
+
+OMPEMU_HSA_EXPORT int32_t __tgt_rtl_data_exchange(int32_t src_id, void *src,
+                                                  int32_t dst_id, void *dst,
+                                                  int64_t size) {
+  return exchange(src_id, src, dst_id, dst, size, NULL);
+}
+
+OMPEMU_HSA_EXPORT int32_t __tgt_rtl_data_exchange_async(
+    int32_t src_id, void *src, int32_t dst_id, void *dst, int64_t size,
+    __tgt_async_info *ai) {
+  return exchange(src_id, src, dst_id, dst, size, ai);
 }
