@@ -52,6 +52,13 @@ void fake_log(const char *fmt, ...) {
   pthread_mutex_unlock(&log_lock);
 }
 
+/* A copy of the double that is dlclosed takes its log with it. */
+__attribute__((destructor)) static void log_free(void) {
+  free(log_buf);
+  log_buf = NULL;
+  log_len = log_cap = 0;
+}
+
 const char *fake_hsa_log_text(void) { return log_buf ? log_buf : ""; }
 
 void fake_hsa_log_clear(void) {
