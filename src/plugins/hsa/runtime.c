@@ -30,16 +30,17 @@ static int resolve(void *lib, const char *libname) {
   }
   HSA_REQUIRED_FNS(RESOLVE_REQ)
 #undef RESOLVE_REQ
-  int amd = 1;
+  const char *missing = NULL;
 #define RESOLVE_OPT(n)                                                         \
   H.n = (__typeof__(n) *)dlsym(lib, #n);                                       \
-  if (!H.n) {                                                                  \
-    ompemu_trace(1, HSA_WHO, "%s lacks %s: using core HSA regions and "        \
-                 "hsa_memory_copy", libname, #n);                              \
-    amd = 0;                                                                   \
-  }
+  if (!H.n && !missing)                                                        \
+    missing = #n;
   HSA_AMD_FNS(RESOLVE_OPT)
 #undef RESOLVE_OPT
+  int amd = missing == NULL;
+  if (missing)
+    ompemu_trace(1, HSA_WHO, "%s lacks %s: using core HSA regions and "
+                 "hsa_memory_copy", libname, missing);
   int want = 1;
   ompemu_env_bool("OMPEMU_HSA_AMD_EXT", 1, &want);
   if (amd && !want)
