@@ -84,6 +84,17 @@ static int load_image(struct rt_device *d, struct rt_lib *l,
   x->image = img;
   x->tgt = tgt;
   x->table = p->load_binary(d->local_id, img->image);
+  if (!x->table && n == 0) {
+    /* Nothing of an image without entries can be asked for: say so, and
+     * let the device serve the other images. */
+    CORE_ERR("plugin %s could not load image %d (" OMPEMU_PTR ") of %s on "
+             "device %d; it has no entries, so nothing depends on it",
+             p->name, img->index, OMPEMU_P(img->image->ImageStart),
+             rt_lib_name(l), d->id);
+    free(tgt);
+    free(x);
+    return 0;
+  }
   if (!x->table) {
     rt_err("Unable to generate entries table for device id %d.", d->id);
     CORE_ERR("plugin %s could not load image %d (" OMPEMU_PTR ") of %s on "
