@@ -120,6 +120,17 @@ for mode in no-pie pie; do
     nok "linked into a $mode executable: registers 2 images and 2 entries, unregisters at exit" "$(cat link.out run-$mode.txt 2>/dev/null | head -20)"
   fi
 done
+for ld in gold lld; do
+  if $CC -fuse-ld=$ld -o prog-$ld "$S/tests/tools/stubhost.c" out.o -L. -lomptarget -Wl,-rpath,"$W" >link.out 2>&1; then
+    if "./prog-$ld" >run-$ld.txt 2>&1 && expect run-$ld.txt; then
+      ok "linked with ld.$ld: registers and unregisters"
+    else
+      nok "linked with ld.$ld: registers and unregisters" "$(head -20 run-$ld.txt)"
+    fi
+  else
+    n=$((n + 1)); echo "ok $n # SKIP no ld.$ld to link with"
+  fi
+done
 check "the non-PIE one is ET_EXEC, the PIE one ET_DYN" sh -c "readelf -h prog-no-pie | grep -q 'EXEC' && readelf -h prog-pie | grep -q 'DYN'"
 printf 'int stub_lib_value(void);\nint main(void) { return stub_lib_value() == 43 ? 0 : 1; }\n' >libmain.c
 if $CC $CF -shared -fPIC -DSTUB_LIB -o libstubhost.so "$S/tests/tools/stubhost.c" out.o -L. -lomptarget -Wl,-rpath,"$W" >link.out 2>&1 &&

@@ -305,12 +305,10 @@ int ow_write(struct ow_obj *obj, int fd, const char *path) {
   size_t next = 1;
   for (size_t i = 0; i < obj->nsecs; i++)
     scnidx[i] = next++;
-  size_t first_rela = next;
   for (size_t i = 0; i < obj->nsecs; i++)
     if (obj->secs[i].nrelocs)
       next++;
   size_t symtab_idx = next++, strtab_idx = next++, shstrtab_idx = next++;
-  (void)first_rela;
 
   /* Symbol table: null, locals, then globals/weaks (ELF requires locals
    * first; sh_info is the index of the first non-local). */
