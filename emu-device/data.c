@@ -142,6 +142,17 @@ static int32_t copy(int32_t id, const char *op, void *dst, const void *src,
   ompemu_trace(3, "emu", "device %d: %s %ld bytes host " OMPEMU_PTR " %s "
                "device " OMPEMU_PTR "%s", id, op, (long)size, OMPEMU_P(hst),
                to_device ? "->" : "<-", OMPEMU_P(tgt), ai ? " (async)" : "");
+  /* LLVM 14's runtime restores shadow pointers in the host copy of a struct
+   * right after it asks for the struct's retrieval, before it synchronizes;
+   * a retrieval still queued at that point would overwrite them.  So a
+   * retrieval completes before returning: it waits for the queue (the
+   * kernel it follows) and copies on this thread (in serial mode: on the
+   * one worker, behind the queue's work). */
+  if (!to_device && ai) {
+    if (!emu_plugin()->exec.serial)
+      exec_drain(d->exec, queue_of(ai));
+    ai = NULL;
+  }
   return exec_copy(d->exec, queue_of(ai), dst, src, (size_t)size) == 0
              ? OFFLOAD_SUCCESS
              : OFFLOAD_FAIL;

@@ -624,7 +624,7 @@ int exec_copy(struct exec_device *d, struct exec_stream **sp, void *dst,
   return submit(d, sp, c);
 }
 
-int exec_sync(struct exec_device *d, struct exec_stream **sp) {
+int exec_drain(struct exec_device *d, struct exec_stream **sp) {
   struct exec_stream *s = *sp;
   if (!s)
     return 0;
@@ -655,6 +655,14 @@ int exec_sync(struct exec_device *d, struct exec_stream **sp) {
     push(s->w, &m);
     wait_done(s->w, &m.state);
   }
+  return 0;
+}
+
+int exec_sync(struct exec_device *d, struct exec_stream **sp) {
+  struct exec_stream *s = *sp;
+  if (!s)
+    return 0;
+  exec_drain(d, sp);
   spare_put(d->dev, s);
   *sp = NULL;
   return 0;

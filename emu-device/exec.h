@@ -53,6 +53,9 @@ int exec_call(struct exec_device *d, void (*fn)(void *), void *arg,
 int exec_copy(struct exec_device *d, struct exec_stream **stream, void *dst,
               const void *src, size_t len);
 
+/* Wait for everything on *STREAM; the stream stays. */
+int exec_drain(struct exec_device *d, struct exec_stream **stream);
+
 /* Wait for everything on *STREAM, release it and set *STREAM = NULL. */
 int exec_sync(struct exec_device *d, struct exec_stream **stream);
 
