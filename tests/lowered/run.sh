@@ -18,7 +18,7 @@ CC=${CC:-cc}
 LLVM14_LIBDIR=${LLVM14_LIBDIR:-/usr/lib/llvm-14/lib}
 T=$S/tests/lowered
 WRAP=$B/ompemu-wrap
-NTESTS=14
+NTESTS=15
 
 mode=${OMPEMU_LOWERED_RUNTIME:-auto}
 if [ "$mode" = auto ]; then
@@ -185,4 +185,15 @@ step "$CC" $CFLAGS_L -fPIC -shared -DLOWERED_NO_MAIN -o libhello.so \
     -lhello "-Wl,-rpath,$W" $LIBS &&
   run ./soonly
 report "wrapped object linked into a shared library" $?
+
+# The example a reader starts from must keep working.
+: >"$log"
+if [ "$mode" = ompemu ]; then
+  OUT="$W/example" OMPEMU_TRACE=1 step sh "$S/examples/lowered-hello/build.sh" "$B" &&
+    grep -q '^device: 10 20 30 40 50 60 70 80$' "$log" &&
+    grep -q 'launch __omp_offloading_hello_main_l8' "$log"
+  report "examples/lowered-hello builds and runs on the emu device" $?
+else
+  n=$((n + 1)); echo "ok $n # SKIP the example runs through ompemu-run"
+fi
 exit 0
