@@ -80,6 +80,12 @@ check "shared library with its own descriptor: same images and entries" sh -c "
   test $st -eq 0 && grep -q '^libfat.so: fat binary (ELF64 x86-64, DYN)' dso.txt &&
   grep -q ': 2 image(s)' dso.txt && grep -q 'arch gfx906' dso.txt &&
   grep -Eq '\[1\] variable +stub_global' dso.txt"
+"$WRAP" -o hello-wrap.o dev.so &&
+  $CC $CF -I"$S/tests/lowered" -o hello "$S/tests/lowered/hello.host.c" hello-wrap.o -L. -lomptarget -Wl,-rpath,"$W" >/dev/null 2>&1
+"$DUMP" hello >hello.txt 2>&1; st=$?
+check "matching host and device tables: paired by name and by position" sh -c "
+  test $st -eq 0 && grep -q 'pairing: by name 1 of 1 host entries found; by position (LLVM 14) the same' hello.txt &&
+  LOWERED_EXPECT=fallback ./hello | grep -q 'hello: ok'"
 "$DUMP" wrap.o >obj.txt 2>&1; st=$?
 check "the wrapper object itself: descriptor, 2 images with archs, bounds bound when linked" sh -c "
   test $st -eq 0 && grep -q 'relocatable object with a descriptor (wrapper)' obj.txt &&
@@ -135,6 +141,10 @@ EOF
       readelf -d '$devfile' | grep -q 'libomp.so.5' && grep -q 'needs libraries (.*libomp.so.5' cl.txt"
     check "clang 14: device table has no link entry (ABI 10): 3 device entries" sh -c "
       grep -q 'device entries (3):' cl.txt && ! grep -Eq '^      \[[0-9]+\] link' cl.txt"
+    check "clang 14: the link entry breaks LLVM 14's positional pairing (ABI 9)" sh -c "
+      grep -q 'pairing: by name 3 of 4 host entries found; by position (LLVM 14) 3 differ, and the table sizes differ' cl.txt &&
+      grep -q 'glink_decl_tgt_ref_ptr: no device entry of that name' cl.txt &&
+      grep -Eq 'host \[3\] __omp_offloading_.*_main_l10: LLVM 14 would pair it with device \[3\] \(none\)' cl.txt"
     "$DUMP" "$devfile" >cldev.txt 2>&1; st=$?
     check "clang 14 device image dumped bare: same 3 entries" sh -c "
       test $st -eq 0 && grep -q 'device entries (3):' cldev.txt && grep -Eq '\] variable +gto\$' cldev.txt"
@@ -142,7 +152,7 @@ EOF
     nok "clang 14 fat binary builds" "$(head -20 clang.out)"
   fi
 else
-  for i in 1 2 3 4 5 6 7; do skip "CLANG14 not set"; done
+  for i in 1 2 3 4 5 6 7 8; do skip "CLANG14 not set"; done
 fi
 
 # Malformed inputs: exit 1 or 2 with a message or notes; >= 128 is a crash.

@@ -48,3 +48,15 @@ void __tgt_unregister_lib(__tgt_bin_desc *desc) {
   printf("unregister_lib same=%d\n", desc == registered);
   fflush(stdout);
 }
+
+/* Enough of the launch interface for a lowered program to link; it never
+ * offloads (the host fallback runs). */
+int __tgt_target_mapper(ident_t *loc, int64_t device_id, void *host_ptr,
+                        int32_t arg_num, void **args_base, void **args,
+                        int64_t *arg_sizes, int64_t *arg_types,
+                        map_var_info_t *arg_names, void **arg_mappers) {
+  (void)loc, (void)device_id, (void)host_ptr, (void)arg_num, (void)args_base;
+  (void)args, (void)arg_sizes, (void)arg_types, (void)arg_names;
+  (void)arg_mappers;
+  return -1;
+}

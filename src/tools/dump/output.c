@@ -74,7 +74,58 @@ const char *dump_type_name(unsigned t) {
   }
 }
 
+/* Pairing of host entry I with the device table D: the index of the device
+ * entry with the same name (how ompemu pairs), or -1. */
+static long by_name(const struct dump_entry *h, const struct dump_devimage *d) {
+  if (!h->name)
+    return -1;
+  for (size_t k = 0; k < d->nentries; k++)
+    if (d->entries[k].name && strcmp(d->entries[k].name, h->name) == 0)
+      return (long)k;
+  return -1;
+}
+
+/* Does LLVM 14's positional pairing give host entry I a device entry of
+ * another name (or none)? */
+static int position_differs(const struct dump_desc *x, size_t i,
+                            const struct dump_devimage *d) {
+  const char *hn = x->host[i].name;
+  const char *dn = i < d->nentries ? d->entries[i].name : NULL;
+  return !hn || !dn || strcmp(hn, dn) != 0;
+}
+
 /* ------------------------------------------------------------------ text */
+
+/* How the host entries of X pair with image D's entries, by name (ompemu)
+ * and by position (LLVM 14's x86_64 plugin). */
+static void text_pairing(const struct dump_desc *x,
+                         const struct dump_devimage *d) {
+  if (!d->has_entries || d->skipped || !x->nhost)
+    return;
+  size_t missing = 0, differ = 0;
+  for (size_t i = 0; i < x->nhost; i++) {
+    missing += by_name(&x->host[i], d) < 0;
+    differ += position_differs(x, i, d);
+  }
+  printf("    pairing: by name %zu of %zu host entries found", x->nhost - missing,
+         x->nhost);
+  if (differ || d->nentries != x->nhost)
+    printf("; by position (LLVM 14) %zu differ%s\n", differ,
+           d->nentries != x->nhost ? ", and the table sizes differ" : "");
+  else
+    printf("; by position (LLVM 14) the same\n");
+  for (size_t i = 0; i < x->nhost; i++) {
+    if (by_name(&x->host[i], d) < 0)
+      printf("      host [%zu] %s: no device entry of that name\n", i,
+             x->host[i].name ? x->host[i].name : "?");
+    if (position_differs(x, i, d))
+      printf("      host [%zu] %s: LLVM 14 would pair it with device [%zu] "
+             "%s\n", i, x->host[i].name ? x->host[i].name : "?", i,
+             i < d->nentries && d->entries[i].name ? d->entries[i].name
+                                                  : "(none)");
+  }
+}
+
 
 static void text_entries(const char *indent, const struct dump_entry *e,
                          size_t n, int device) {
@@ -162,6 +213,7 @@ void dump_print_text(const struct dump_report *r) {
                       : im->has_info ? "(none given)" : "(no image info)",
              P(im->end - im->start), P(im->start), P(im->end));
       text_dev("    ", &im->dev);
+      text_pairing(d, &im->dev);
     }
   }
   if (r->has_bare)
@@ -291,6 +343,16 @@ void dump_print_json(const struct dump_report *r) {
       jaddr(im->start);
       printf(",\"size\":%lu,\"image\":", P(im->end - im->start));
       jdev(&im->dev);
+      if (im->dev.has_entries && !im->dev.skipped) {
+        printf(",\"pairing\":{\"by_name\":[");
+        for (size_t h = 0; h < d->nhost; h++)
+          printf("%s%ld", h ? "," : "", by_name(&d->host[h], &im->dev));
+        printf("],\"by_position_differs\":[");
+        for (size_t h = 0; h < d->nhost; h++)
+          printf("%s%s", h ? "," : "",
+                 position_differs(d, h, &im->dev) ? "true" : "false");
+        printf("]}");
+      }
       putchar('}');
     }
     printf("]}");
