@@ -164,6 +164,8 @@ int ev_open(struct ev *v, const void *bytes, size_t len,
 }
 
 void ev_close(struct ev *v) {
+  free(v->byaddr);
+  free(v->dynnames);
   if (v->elf)
     elf_end(v->elf);
   free(v->ph);
@@ -296,6 +298,20 @@ int ev_read_ptr(struct ev *v, uint64_t vaddr, uint64_t *val,
 }
 
 char *ev_string(struct ev *v, uint64_t vaddr, size_t max) {
+  /* Fast path: the whole string lies in one stretch of file bytes. */
+  size_t probe = max < v->size ? max : v->size;
+  while (probe > 0) {
+    int64_t off = translate(v, vaddr, probe);
+    if (off >= 0) {
+      const char *p = (const char *)v->buf + off;
+      const char *nul = memchr(p, '\0', probe);
+      if (nul)
+        return strndup(p, (size_t)(nul - p));
+      break;
+    }
+    probe /= 2; /* the stretch ends sooner: try a shorter one */
+  }
+  /* Slow path, byte by byte (a string running into bss, or unmapped). */
   size_t cap = 64, len = 0;
   char *s = malloc(cap);
   while (s && len < max) {
@@ -328,21 +344,62 @@ int ev_symbol(struct ev *v, const char *name, GElf_Sym *out) {
   return find_in(v, &v->symtab, name, out) || find_in(v, &v->dynsym, name, out);
 }
 
-int ev_dynsym_defines(struct ev *v, const char *name) {
-  GElf_Sym s;
-  return find_in(v, &v->dynsym, name, &s);
+static int cmp_addrsym(const void *a, const void *b) {
+  const struct ev_addrsym *x = a, *y = b;
+  if (x->addr != y->addr)
+    return x->addr < y->addr ? -1 : 1;
+  return x->order < y->order ? -1 : x->order > y->order;
 }
 
-const char *ev_symbol_at(struct ev *v, uint64_t addr) {
+static int cmp_name(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Build the address and name indexes once. */
+static void build_indexes(struct ev *v) {
+  v->indexed = 1;
   struct ev_symtab *tabs[2] = {&v->symtab, &v->dynsym};
+  size_t total = v->symtab.count + v->dynsym.count, order = 0;
+  v->byaddr = total ? calloc(total, sizeof(*v->byaddr)) : NULL;
+  v->dynnames = v->dynsym.count ? calloc(v->dynsym.count, sizeof(char *))
+                                : NULL;
   for (int k = 0; k < 2; k++)
     for (size_t i = 1; i < tabs[k]->count; i++) {
       GElf_Sym s;
       const char *n = ev_symname(v, tabs[k], i, &s);
+      order++;
+      if (!n || !*n || s.st_shndx == SHN_UNDEF)
+        continue;
       int type = GELF_ST_TYPE(s.st_info);
-      if (n && *n && s.st_shndx != SHN_UNDEF && s.st_value == addr &&
-          (type == STT_FUNC || type == STT_OBJECT))
-        return n;
+      if (v->byaddr && (type == STT_FUNC || type == STT_OBJECT))
+        v->byaddr[v->nbyaddr++] = (struct ev_addrsym){s.st_value, order, n};
+      if (k == 1 && v->dynnames)
+        v->dynnames[v->ndynnames++] = n;
     }
-  return NULL;
+  if (v->nbyaddr)
+    qsort(v->byaddr, v->nbyaddr, sizeof(*v->byaddr), cmp_addrsym);
+  if (v->ndynnames)
+    qsort(v->dynnames, v->ndynnames, sizeof(char *), cmp_name);
+}
+
+int ev_dynsym_defines(struct ev *v, const char *name) {
+  if (!v->indexed)
+    build_indexes(v);
+  return v->ndynnames && bsearch(&name, v->dynnames, v->ndynnames,
+                                 sizeof(char *), cmp_name) != NULL;
+}
+
+const char *ev_symbol_at(struct ev *v, uint64_t addr) {
+  if (!v->indexed)
+    build_indexes(v);
+  size_t lo = 0, hi = v->nbyaddr;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (v->byaddr[mid].addr < addr)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < v->nbyaddr && v->byaddr[lo].addr == addr ? v->byaddr[lo].name
+                                                       : NULL;
 }

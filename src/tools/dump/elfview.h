@@ -19,6 +19,12 @@ struct ev_rel {
   int64_t addend;
 };
 
+struct ev_addrsym {
+  uint64_t addr;
+  size_t order; /* .symtab before .dynsym, then table order */
+  const char *name;
+};
+
 struct ev_symtab {
   Elf_Data *data; /* NULL if absent */
   size_t count;
@@ -38,6 +44,13 @@ struct ev {
   int is_rel;          /* ET_REL: synthetic section addresses */
   struct ev_symtab *relsyms; /* table the relocations' symbols index */
   struct ev_symtab symtab, dynsym;
+  /* Lazily built indexes (symbols by address, .dynsym names sorted), so
+   * lookups stay O(log n) however many entries a file claims. */
+  struct ev_addrsym *byaddr;
+  size_t nbyaddr;
+  const char **dynnames;
+  size_t ndynnames;
+  int indexed;
   struct dump_notes *notes;
 };
 
