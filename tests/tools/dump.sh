@@ -98,6 +98,11 @@ check "a host object's own entries table" sh -c "
   test $st -eq 0 && grep -q 'entries (2):' hostobj.txt &&
   grep -Eq '\[0\] kernel +__omp_offloading_stub_kernel' hostobj.txt &&
   grep -Eq 'size 4, addr 0x[0-9a-f]+ \(stub_global\)' hostobj.txt"
+"$DUMP" libomptarget.so >plain.txt 2>&1; st=$?
+check "a library without offload data: says so (exit 2), lists nothing" sh -c "
+  test $st -eq 2 && grep -q 'ELF file without offload data' plain.txt &&
+  grep -q 'note: no descriptor and no omp_offloading_entries section found' plain.txt &&
+  test \$(wc -l < plain.txt) -eq 2"
 "$DUMP" dev.so >bare.txt 2>&1; st=$?
 check "bare device image: its entries and needs" sh -c "
   test $st -eq 0 && grep -q '^dev.so: device image (ELF64 x86-64, DYN)' bare.txt &&

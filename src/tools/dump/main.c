@@ -178,9 +178,8 @@ int main(int argc, char **argv) {
       rep.kind = "relocatable object";
       rep.has_bare = 1;
       dump_devimage_view(&v, &rep.bare);
-      if (!rep.bare.has_entries) {
+      if (!rep.bare.has_entries)
         rep.kind = "relocatable object without offload data";
-      }
     }
   } else if (dump_fatbin(&v, &rep) == 0) {
     rep.kind = v.eh.e_type == ET_EXEC ? "fat executable" : "fat binary";
@@ -198,6 +197,14 @@ int main(int argc, char **argv) {
       dump_note(&rep.notes, "no descriptor and no omp_offloading_entries "
                 "section found");
     }
+  }
+  if (rep.has_bare && !rep.bare.has_entries) {
+    /* Nothing offload-related: say so instead of listing its imports. */
+    dump_free_devimage(&rep.bare);
+    memset(&rep.bare, 0, sizeof(rep.bare));
+    rep.has_bare = 0;
+    dump_note(&rep.notes, "no descriptor and no omp_offloading_entries "
+              "section found");
   }
   if (json)
     dump_print_json(&rep);
