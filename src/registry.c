@@ -7,10 +7,10 @@
 #define _GNU_SOURCE
 #include "config.h"
 #include "core.h"
-#include "envvar.h"
 #include <ompemu/omptarget.h>
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,14 +40,19 @@ static struct index_row *index_rows;
 static size_t index_n;
 
 __attribute__((constructor(101))) static void rt_init(void) {
-  long long v;
   const char *s = getenv("LIBOMPTARGET_INFO");
   if (s && *s) {
-    /* LLVM 14 aborts on a non-numeric value (std::stoi); we report it. */
-    if (ompemu_env_int("LIBOMPTARGET_INFO", 0, INT32_MIN, UINT32_MAX, &v) == 0)
-      rt_state.info_flags = (uint32_t)v;
-    else
-      rt_state.info_flags = 0;
+    /* Decimal, leading digits only, as LLVM 14's std::stoi reads it; where
+     * stoi throws (no digits) LLVM aborts, and we report it and use 0. */
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || errno || v < INT32_MIN || v > UINT32_MAX) {
+      fprintf(stderr, "ompemu: error: LIBOMPTARGET_INFO='%s' ignored: not a "
+                      "decimal number\n", s);
+      v = 0;
+    }
+    rt_state.info_flags = (uint32_t)v;
   }
   s = getenv("LIBOMPTARGET_MAP_FORCE_ATOMIC");
   if (s) {
