@@ -1,6 +1,6 @@
 # Tools: ompemu-wrap and ompemu-dump (src/tools/wrap.mk), and the launcher
 # ompemu-run, generated from src/tools/ompemu-run.in twice: at the top of the
-# build tree (not installed) pointing at the build tree's .libs, where
+# build tree (not installed) pointing at the .libs next to itself, where
 # libomptarget.so and libomptarget.rtl.emu.so sit together, and as
 # src/tools/inst/ompemu-run (installed in $(bindir)) pointing at
 # $(pkglibdir).
@@ -15,7 +15,7 @@ CLEANFILES += ompemu-run src/tools/inst/ompemu-run
 
 ompemu-run: $(top_srcdir)/src/tools/ompemu-run.in Makefile
 	$(AM_V_GEN)rm -f $@ $@.tmp && \
-	$(ompemu_run_sed) -e 's|@OMPEMU_LIBDIR[@]|$(abs_top_builddir)/.libs|g' \
+	$(ompemu_run_sed) -e 's|@OMPEMU_LIBDIR[@]|SELFDIR/.libs|g' \
 	  $(top_srcdir)/src/tools/ompemu-run.in > $@.tmp && \
 	chmod +x $@.tmp && mv $@.tmp $@
 
