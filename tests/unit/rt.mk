@@ -57,3 +57,7 @@ tests_unit_test_launch_SOURCES = tests/unit/test_launch.c $(data_test_sources)
 tests_unit_test_launch_CPPFLAGS = $(data_test_cppflags)
 tests_unit_test_launch_CFLAGS = $(unit_cflags)
 tests_unit_test_launch_LDADD = $(data_test_ldadd)
+clean-local: clean-core-progs
+clean-core-progs:
+	-rm -rf tests/unit/core-progs.tmp
+.PHONY: clean-core-progs
