@@ -121,14 +121,13 @@ for mode in no-pie pie; do
   fi
 done
 for ld in gold lld; do
-  if $CC -fuse-ld=$ld -o prog-$ld "$S/tests/tools/stubhost.c" out.o -L. -lomptarget -Wl,-rpath,"$W" >link.out 2>&1; then
-    if "./prog-$ld" >run-$ld.txt 2>&1 && expect run-$ld.txt; then
-      ok "linked with ld.$ld: registers and unregisters"
-    else
-      nok "linked with ld.$ld: registers and unregisters" "$(head -20 run-$ld.txt)"
-    fi
-  else
+  if ! command -v ld.$ld >/dev/null 2>&1; then
     n=$((n + 1)); echo "ok $n # SKIP no ld.$ld to link with"
+  elif $CC $CF -fuse-ld=$ld -o prog-$ld "$S/tests/tools/stubhost.c" out.o -L. -lomptarget -Wl,-rpath,"$W" >link.out 2>&1 &&
+       "./prog-$ld" >run-$ld.txt 2>&1 && expect run-$ld.txt; then
+    ok "linked with ld.$ld: registers and unregisters"
+  else
+    nok "linked with ld.$ld: registers and unregisters" "$(cat link.out run-$ld.txt 2>/dev/null | head -20)"
   fi
 done
 check "the non-PIE one is ET_EXEC, the PIE one ET_DYN" sh -c "readelf -h prog-no-pie | grep -q 'EXEC' && readelf -h prog-pie | grep -q 'DYN'"
