@@ -13,7 +13,8 @@
 #   llvm    plain LLVM 14 runtime and x86_64 plugin (not in the default set;
 #           programs marked LLVM14-FAILS are TODO there)
 # CLANG_TEST_MODES selects modes (default "emu x86 llvmrt"); CLANG_TESTS
-# selects programs by name (default all).
+# selects programs by name (default all); CLANG_TEST_WRAPPER runs each
+# program under a tool (e.g. "valgrind -q --error-exitcode=99").
 #
 # Header comments a program may carry (each may repeat where it makes sense):
 #   // CFLAGS: flags            extra compiler flags
@@ -37,6 +38,7 @@ BIN=$OMPEMU_BUILDDIR/tests/clang/bin
 LIBS=$OMPEMU_BUILDDIR/.libs
 MODES=${CLANG_TEST_MODES:-emu x86 llvmrt}
 TIMEOUT=${CLANG_TEST_TIMEOUT:-60}
+WRAPPER=${CLANG_TEST_WRAPPER:-}
 CLANGXX=$(dirname "$CLANG14")/$(basename "$CLANG14" | sed 's/clang/clang++/')
 mkdir -p "$BIN" || { echo "1..0 # SKIP cannot create $BIN"; exit 1; }
 
@@ -105,23 +107,23 @@ run_mode() {
     emu)
       [ -x "$OMPEMU_BUILDDIR/ompemu-run" ] || { echo "ompemu-run not built" >"$o.why"; return 1; }
       env $envs OMPEMU_TEST_DEVICE=emu timeout "$TIMEOUT" \
-        "$OMPEMU_BUILDDIR/ompemu-run" "$prog" >"$o.out" 2>"$o.err" ;;
+        "$OMPEMU_BUILDDIR/ompemu-run" $WRAPPER "$prog" >"$o.out" 2>"$o.err" ;;
     x86)
       # Without ompemu's runtime the RUNPATH would pick LLVM's: refuse.
       [ -f "$LIBS/libomptarget.so" ] || { echo "$LIBS/libomptarget.so not built" >"$o.why"; return 1; }
       env $envs OMPEMU_TEST_DEVICE=x86 OMPEMU_PLUGINS=x86_64 \
         LD_LIBRARY_PATH="$LIBS:$LLVM14_LIBDIR" timeout "$TIMEOUT" \
-        "$prog" >"$o.out" 2>"$o.err" ;;
+        $WRAPPER "$prog" >"$o.out" 2>"$o.err" ;;
     llvmrt)
       # Without the emu plugin LLVM's runtime would load its own x86_64
       # plugin from $LLVM14_LIBDIR: refuse.
       [ -n "$emu_plugin" ] || { echo "libomptarget.rtl.emu.so not built" >"$o.why"; return 1; }
       env $envs OMPEMU_TEST_DEVICE=emu \
         LD_LIBRARY_PATH="$tmp:$LLVM14_LIBDIR" timeout "$TIMEOUT" \
-        "$prog" >"$o.out" 2>"$o.err" ;;
+        $WRAPPER "$prog" >"$o.out" 2>"$o.err" ;;
     llvm)
       env -u LD_LIBRARY_PATH $envs OMPEMU_TEST_DEVICE=x86 timeout "$TIMEOUT" \
-        "$prog" >"$o.out" 2>"$o.err" ;;
+        $WRAPPER "$prog" >"$o.out" 2>"$o.err" ;;
   esac
   rc=$?
   want=$(directive "$f" EXPECT-EXIT); want=${want:-0}
