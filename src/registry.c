@@ -225,9 +225,7 @@ static void claim_image(struct rt_lib *l, struct rt_image *img) {
       continue;
     }
     img->plugin = p;
-    rt_plugin_use(p);
-    RT_TRACE(1, "  image %d claimed by plugin %s (devices %d..%d)", img->index,
-             p->name, p->first_id, p->first_id + p->num_devices - 1);
+    RT_TRACE(1, "  image %d claimed by plugin %s", img->index, p->name);
     return;
   }
   RT_TRACE(1, "  image %d: no plugin can run it", img->index);
@@ -352,6 +350,14 @@ RT_EXPORT void __tgt_register_lib(__tgt_bin_desc *desc) {
                e->size, e->name ? e->name : "(null)");
   for (int i = 0; i < n; i++)
     claim_image(l, &l->images[i]);
+  /* Device ids are handed out in plugin order to the plugins that claimed
+   * an image (LLVM 14: only plugins in use have devices). */
+  for (struct rt_plugin *p = rt_state.plugins; p; p = p->next)
+    for (int i = 0; i < n; i++)
+      if (l->images[i].plugin == p) {
+        rt_plugin_use(p);
+        break;
+      }
   for (struct rt_plugin *p = rt_state.plugins; p; p = p->next)
     if (p->register_lib)
       p->register_lib(desc);
