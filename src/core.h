@@ -45,7 +45,6 @@ static inline const char *rt_lib_name(const struct rt_lib *l) {
 
 /* registry.c */
 RT_HIDDEN extern _Atomic unsigned rt_libs_gen;   /* bumped on (un)register */
-RT_HIDDEN extern _Atomic int32_t rt_used_devices; /* omp_get_num_devices */
 RT_HIDDEN extern int rt_exiting;                  /* process exit started */
 /* Find the library and index of the host entry whose addr is HOST_PTR.
  * 0 found / -1. */
