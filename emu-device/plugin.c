@@ -24,21 +24,29 @@ EMU_EXPORT int32_t __tgt_rtl_is_valid_binary(__tgt_device_image *image) {
   return ok ? 1 : 0;
 }
 
-struct load_job {
-  struct emu_device *d;
-  const void *start;
-  size_t size;
-  const char *label;
-  struct emu_image *img;
-};
-
-/* Runs on a device worker, so init arrays see the device context. */
-static void load_on_device(void *arg) {
-  struct load_job *j = arg;
-  j->img = loader_load(j->d->id, j->d->code, j->start, j->size, j->label);
+/* Load and unload run on the calling thread, with the device context set
+ * on it meanwhile so init and fini arrays see the device.  Not on a worker:
+ * the caller may hold the dynamic linker's lock (a library's constructor or
+ * destructor registering or unregistering offload code), and the loader
+ * calls dlopen/dlclose, which would wait for that lock on another thread
+ * forever. */
+static struct emu_image *load_here(struct emu_device *d, const void *start,
+                                   size_t size, const char *label) {
+  struct emu_devctx ctx = {d->id, NULL, 0, 0, 0};
+  struct emu_devctx *old = emu_current_ctx();
+  emu_set_ctx(&ctx);
+  struct emu_image *img = loader_load(d->id, d->code, start, size, label);
+  emu_set_ctx(old);
+  return img;
 }
 
-static void unload_on_device(void *arg) { loader_unload(arg); }
+static void unload_here(struct emu_device *d, struct emu_image *img) {
+  struct emu_devctx ctx = {d->id, img, 0, 0, 0};
+  struct emu_devctx *old = emu_current_ctx();
+  emu_set_ctx(&ctx);
+  loader_unload(img);
+  emu_set_ctx(old);
+}
 
 /* The device table of L: one row per host entry of HOST_IMG, in the host
  * order, each resolved by name in the loaded image. */
@@ -80,15 +88,13 @@ EMU_EXPORT __tgt_target_table *__tgt_rtl_load_binary(int32_t id,
   pthread_mutex_lock(&d->lock);
   /* A label that is the same in every run (no host address in it). */
   snprintf(label, sizeof label, "dev%d.img%d", id, d->nloads++);
-  struct load_job job = {d, hi->ImageStart, size, label, NULL};
-  struct emu_devctx ctx = {id, NULL, 0, 0, 0};
-  exec_call(d->exec, load_on_device, &job, &ctx);
-  struct emu_loaded *l = job.img ? calloc(1, sizeof *l) : NULL;
+  struct emu_image *img = load_here(d, hi->ImageStart, size, label);
+  struct emu_loaded *l = img ? calloc(1, sizeof *l) : NULL;
   if (l)
-    l->img = job.img;
+    l->img = img;
   if (!l || build_table(d, l, hi) != 0) {
-    if (job.img)
-      exec_call(d->exec, unload_on_device, job.img, &ctx);
+    if (img)
+      unload_here(d, img);
     free(l);
     pthread_mutex_unlock(&d->lock);
     ompemu_error("emu", "device %d: cannot load image " OMPEMU_PTR " (%zu "
@@ -122,8 +128,7 @@ static void unload(struct emu_device *d, struct emu_loaded *l) {
   ompemu_trace(1, "emu", "device %d: unloading image %s at " OMPEMU_PTR, d->id,
                loader_label(l->img), OMPEMU_P(loader_base(l->img)));
   devicertl_image_remove(l->img);
-  struct emu_devctx ctx = {d->id, l->img, 0, 0, 0};
-  exec_call(d->exec, unload_on_device, l->img, &ctx);
+  unload_here(d, l->img);
   free(l->table.EntriesBegin);
   free(l);
 }
