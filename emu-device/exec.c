@@ -82,7 +82,6 @@ struct worker {
   _Atomic uint32_t posted; /* futex word: bumped per command */
   _Atomic int sleeping;
   _Atomic int stop;
-  struct spin_budget idle_spin; /* the worker waiting for work */
   struct spin_budget host_spin; /* hosts waiting for this worker */
   ffi_cif cif[CIF_CACHE]; /* only touched by the worker thread */
   unsigned char cif_ok[CIF_CACHE];
@@ -162,14 +161,14 @@ static inline void cpu_relax(void) {
 /* Adaptive spinning.  Spinning makes a hand-off cost a cache-line
  * transfer instead of a futex wake-up, but only while both threads have a
  * CPU: on a loaded machine a spinner burns the time slice the other thread
- * needs and the scheduler then penalises it.  So each kind of wait keeps a
- * budget: doubled (up to the OMPEMU_SPIN_US maximum) when a spin succeeds,
- * dropped to 0 when it runs out; every 64th wait probes with at least 2 us
+ * needs and the scheduler then penalises it.  So a host waiting for a
+ * worker keeps a budget: doubled (up to the OMPEMU_SPIN_US maximum) when a spin succeeds,
+ * dropped to 0 when it runs out; every 8th wait probes with at least 2 us
  * so the budget recovers once the machine is quiet again. */
 static long budget_get(struct spin_budget *b, long max) {
   long ns = atomic_load_explicit(&b->ns, memory_order_relaxed);
   unsigned k = atomic_fetch_add_explicit(&b->waits, 1, memory_order_relaxed);
-  if ((k & 63) == 0 && ns < 2000)
+  if ((k & 7) == 0 && ns < 2000)
     ns = 2000 < max ? 2000 : max;
   return ns;
 }
@@ -425,7 +424,10 @@ static void *worker_main(void *arg) {
     }
     if (atomic_load(&w->stop))
       break;
-    if (spin_adaptive(&w->idle_spin, spin, 0, &w->posted, v))
+    /* An idle worker always spins its full budget: whether new work comes
+     * soon depends on the host, and a worker that slept makes the host's
+     * next wait slow too, so adapting here would lock both into sleeping. */
+    if (spin_while_eq(&w->posted, v, spin, NULL))
       continue;
     atomic_store(&w->sleeping, 1);
     if (atomic_load(&w->posted) == v && !atomic_load(&w->stop))
