@@ -141,7 +141,8 @@ static int32_t copy(int32_t id, const char *op, void *dst, const void *src,
   }
   ompemu_trace(3, "emu", "device %d: %s %ld bytes host " OMPEMU_PTR " %s "
                "device " OMPEMU_PTR "%s", id, op, (long)size, OMPEMU_P(hst),
-               to_device ? "->" : "<-", OMPEMU_P(tgt), ai ? " (async)" : "");
+               to_device ? "->" : "<-", OMPEMU_P(tgt),
+               ai && to_device ? " (async)" : "");
   /* LLVM 14's runtime restores shadow pointers in the host copy of a struct
    * right after it asks for the struct's retrieval, before it synchronizes;
    * a retrieval still queued at that point would overwrite them.  So a

@@ -14,8 +14,9 @@
 
 struct emu_image;
 
-/* What a device thread is running: set by exec around each kernel (and
- * around ctors/dtors and init arrays). */
+/* What a device thread is running: set by exec around each kernel, and by
+ * the plugin on the calling thread while an image loads or unloads (init
+ * and fini arrays). */
 struct emu_devctx {
   int device;                  /* local device id */
   const struct emu_image *img; /* image of the running kernel */
