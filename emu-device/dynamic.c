@@ -67,10 +67,17 @@ static int gnu_hash_count(struct emu_image *img, uint64_t vaddr,
   }
 }
 
-/* Size the dynamic symbol table: GNU hash, SysV hash, or .dynsym. */
+/* Size the dynamic symbol table.  DT_HASH's nchain and the .dynsym section
+ * are exact.  DT_GNU_HASH only counts the hashed (defined) symbols, a lower
+ * bound: undefined symbols may follow them, and an image whose dynamic
+ * symbols are all undefined has empty buckets (ld still writes symoffset 1).
+ * With GNU hash alone, the symbol table is taken to run up to DT_STRTAB when
+ * that follows it, as ld lays them out. */
 static int count_symbols(struct emu_image *img, const struct elf_file *f) {
-  if (img->has[DYN_GNU_HASH])
-    return gnu_hash_count(img, img->dyn[DYN_GNU_HASH], &img->nsyms);
+  uint64_t gnu = 0, exact = 0;
+  int have_gnu = img->has[DYN_GNU_HASH], have_exact = 0;
+  if (have_gnu && gnu_hash_count(img, img->dyn[DYN_GNU_HASH], &gnu) != 0)
+    return -1;
   if (img->has[DT_HASH]) {
     uint64_t h = img->dyn[DT_HASH];
     if (!img_has(img, h, 8))
@@ -84,14 +91,31 @@ static int count_symbols(struct emu_image *img, const struct elf_file *f) {
                       "past the image span (end 0x%lx)",
                       (unsigned long)h, nbucket, nchain,
                       (unsigned long)img->vhi);
-    img->nsyms = nchain;
+    exact = nchain;
+    have_exact = 1;
+  }
+  for (size_t i = 1; !have_exact && i < f->shnum; i++)
+    if (f->sh[i].sh_type == SHT_DYNSYM && f->sh[i].sh_entsize) {
+      exact = f->sh[i].sh_size / f->sh[i].sh_entsize;
+      have_exact = 1;
+    }
+  if (have_exact) {
+    if (have_gnu && gnu > exact)
+      return why_fail(img->why, EMU_WHY,
+                      "bad DT_GNU_HASH table at 0x%lx: it covers %lu symbols "
+                      "but the symbol table has %lu",
+                      (unsigned long)img->dyn[DYN_GNU_HASH],
+                      (unsigned long)gnu, (unsigned long)exact);
+    img->nsyms = exact;
     return 0;
   }
-  for (size_t i = 1; i < f->shnum; i++)
-    if (f->sh[i].sh_type == SHT_DYNSYM && f->sh[i].sh_entsize) {
-      img->nsyms = f->sh[i].sh_size / f->sh[i].sh_entsize;
-      return 0;
-    }
+  if (have_gnu) {
+    img->nsyms = gnu;
+    uint64_t sym = img->dyn[DT_SYMTAB], str = img->dyn[DT_STRTAB];
+    if (img->has[DT_STRTAB] && str > sym && (str - sym) / sizeof(Elf64_Sym) > gnu)
+      img->nsyms = (str - sym) / sizeof(Elf64_Sym);
+    return 0;
+  }
   return why_fail(img->why, EMU_WHY,
                   "DT_SYMTAB without DT_GNU_HASH, DT_HASH or a .dynsym "
                   "section: cannot size the symbol table");

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int trace_level = -1;
 static FILE *trace_out;
@@ -23,7 +24,18 @@ static void trace_init(void) {
   trace_out = stderr;
   const char *f = getenv("OMPEMU_TRACE_FILE");
   if (f && *f) {
-    FILE *o = fopen(f, "w");
+    /* The runtime and each plugin carry their own copy of this file: the
+     * first to open the trace file in this process truncates it, the others
+     * append, so their lines interleave instead of overwriting each other. */
+    char pid[32];
+    snprintf(pid, sizeof pid, "%ld", (long)getpid());
+    const char *mark = getenv("OMPEMU_TRACE_FILE_OWNER");
+    int first = !mark || strcmp(mark, pid) != 0;
+    FILE *o = fopen(f, first ? "w" : "a");
+    if (o && first)
+      setenv("OMPEMU_TRACE_FILE_OWNER", pid, 1);
+    if (o && !first)
+      fseek(o, 0, SEEK_END);
     if (o) {
       setvbuf(o, NULL, _IOLBF, 0);
       trace_out = o;

@@ -8,7 +8,7 @@ tests_unit_test_loader_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/emu-device
 tests_unit_test_loader_CFLAGS = $(unit_cflags) $(LIBELF_CFLAGS)
 tests_unit_test_loader_LDADD = src/common/libompemu_common.la $(LIBELF_LIBS) \
 	$(unit_ldadd) $(LIBS)
-EXTRA_DIST += tests/unit/images/good.c tests/unit/images/tls.c \
+EXTRA_DIST += tests/unit/images/good.c tests/unit/images/tls.c tests/unit/images/noexport.c \
 	tests/unit/images/undef.c tests/unit/images/rtlonly.c \
 	tests/unit/images/odd.c tests/unit/images/dep.c tests/unit/images/needs.c \
 	tests/unit/images/oldver.c

@@ -48,6 +48,7 @@ struct blob {
   size_t size;
 };
 static struct blob good, tls, tlsie, undef, rtlonly, odd, oldver;
+static struct blob noexp_gnu, noexp_both;
 static struct blob relr; /* empty if the linker lacks DT_RELR */
 
 static int build(const char *name, const char *extra, struct blob *b) {
@@ -81,7 +82,9 @@ static int setup(void **state) {
   if (build("good", "-lm", &good) || build("tls", "", &tls) ||
       build("tls", "-ftls-model=initial-exec", &tlsie) ||
       build("undef", "", &undef) || build("rtlonly", "", &rtlonly) || build("odd", "", &odd) ||
-      build("oldver", "", &oldver))
+      build("oldver", "", &oldver) ||
+      build("noexport", "-Wl,--hash-style=gnu", &noexp_gnu) ||
+      build("noexport", "-Wl,--hash-style=both", &noexp_both))
     return -1;
   if (build("good", "-lm -Wl,-z,pack-relative-relocs", &relr) != 0)
     relr.size = 0;
@@ -102,6 +105,8 @@ static int teardown(void **state) {
   free(odd.data);
   free(oldver.data);
   free(relr.data);
+  free(noexp_gnu.data);
+  free(noexp_both.data);
   return 0;
 }
 
@@ -332,6 +337,30 @@ static void test_relr(void **state) {
   assert_int_equal(*SYM(img, int *, "init_count"), 1);
   assert_int_equal(SYM(img, int (*)(void), "call_ifn_hidden")(), 77);
   loader_unload(img);
+}
+
+/* An image whose dynamic symbols are all undefined: the GNU hash table
+ * counts none of them, so the symbol table must be sized from DT_HASH, the
+ * .dynsym section, or (neither present) the DT_SYMTAB..DT_STRTAB span. */
+static void test_no_exports(void **state) {
+  struct blob *v[2] = {&noexp_gnu, &noexp_both};
+  for (int i = 0; i < 2; i++) {
+    struct emu_image *img = loader_load(0, code, v[i]->data, v[i]->size, "noexport");
+    assert_non_null(img);
+    assert_int_equal(*SYM(img, int *, "noexport_state"), 1);
+    loader_unload(img);
+  }
+  /* Without section headers only DT_GNU_HASH and DT_STRTAB remain. */
+  unsigned char *copy = malloc(noexp_gnu.size);
+  memcpy(copy, noexp_gnu.data, noexp_gnu.size);
+  Elf64_Ehdr *eh = (Elf64_Ehdr *)copy;
+  eh->e_shoff = 0;
+  eh->e_shnum = 0;
+  eh->e_shstrndx = 0;
+  struct emu_image *img = loader_load(0, code, copy, noexp_gnu.size, "noexport-noshdr");
+  assert_non_null(img);
+  loader_unload(img);
+  free(copy);
 }
 
 /* Versioned references bind to the version the image asks for. */
@@ -717,6 +746,7 @@ int main(void) {
       cmocka_unit_test(test_check),
       cmocka_unit_test(test_load_and_call),
       cmocka_unit_test(test_relr),
+      cmocka_unit_test(test_no_exports),
       cmocka_unit_test(test_symbol_version),
       cmocka_unit_test(test_empty_version),
       cmocka_unit_test(test_two_copies),
