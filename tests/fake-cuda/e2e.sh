@@ -52,7 +52,7 @@ on_cuda() {
   : >"$out"
   step env LD_LIBRARY_PATH="$FAKE${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
     OMPEMU_PLUGINS=cuda,emu FAKE_CUDA_LOG="$W/$out" OMPEMU_TRACE=1 \
-    "$B/ompemu-run" "$@"
+    timeout 120 "$B/ompemu-run" "$@"
 }
 # ran_on_cuda PROG KERNEL: the fake's log shows KERNEL ran through the plugin.
 ran_on_cuda() {

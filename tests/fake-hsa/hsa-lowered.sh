@@ -51,7 +51,7 @@ on_hsa() {
   : >"$out"
   step env LD_LIBRARY_PATH="$FAKE${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
     OMPEMU_PLUGINS=hsa,emu FAKE_HSA_LOG="$W/$out" OMPEMU_TRACE=1 \
-    "$B/ompemu-run" "$@"
+    timeout 120 "$B/ompemu-run" "$@"
 }
 # ran_on_hsa PROG KERNEL: the double dispatched KERNEL on the gfx906 agent.
 ran_on_hsa() {

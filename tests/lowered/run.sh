@@ -47,7 +47,7 @@ W=$B/tests/lowered/work-$mode
 case $mode in
   ompemu)
     LIBS="-L$B/.libs -lomptarget -Wl,-rpath,$B/.libs"
-    RUN="$B/ompemu-run" ;;
+    RUN="timeout 120 $B/ompemu-run" ;;
   llvm14)
     LIBS="-L$LLVM14_LIBDIR -Wl,--no-as-needed -lomp -lomptarget -Wl,-rpath,$LLVM14_LIBDIR"
     RUN= ;;

@@ -29,7 +29,7 @@ program() {
 # check NAME ENV PROGRAM ARGS...: run and report.
 check() {
   name=$1 env=$2; shift 2
-  if env $env "$B/ompemu-run" "$@" >"$name.out" 2>&1; then ok "$name"; else notok "$name" "$name.out"; fi
+  if timeout 120 env $env "$B/ompemu-run" "$@" >"$name.out" 2>&1; then ok "$name"; else notok "$name" "$name.out"; fi
 }
 
 echo "1..8"
