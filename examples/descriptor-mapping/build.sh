@@ -10,7 +10,7 @@ CC=${CC:-cc}
 mkdir -p out
 $CC -O1 -I"$S/include" -shared -fPIC device.c -o out/device.so
 "$B/ompemu-wrap" -o out/wrap.o out/device.so
-$CC -O1 -I"$S/include" host.c device_ids.c out/wrap.o -L"$B/.libs" -lomptarget \
+$CC -O1 -I"$S/include" host.c device_ids.c out/wrap.o -lgfortran -L"$B/.libs" -lomptarget \
   -Wl,-rpath,"$B/.libs" -o out/descriptor
 for order in parent-first member-first; do
   echo "== ompemu, $order"
@@ -18,7 +18,7 @@ for order in parent-first member-first; do
 done
 if [ "${2:-}" = --llvm14 ]; then
   L=/usr/lib/llvm-14/lib
-  $CC -O1 -I"$S/include" host.c device_ids.c out/wrap.o -L$L -lomptarget -lomp \
+  $CC -O1 -I"$S/include" host.c device_ids.c out/wrap.o -lgfortran -L$L -Wl,--no-as-needed -lomp -lomptarget \
     -Wl,-rpath,$L -o out/descriptor-llvm14
   for order in parent-first member-first; do
     echo "== LLVM 14, $order"

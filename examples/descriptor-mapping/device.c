@@ -1,5 +1,7 @@
 /* Device half: the outlined region receives the device copy of the
- * descriptor; its base_addr must hold the DEVICE address of the data. */
+ * descriptor; its base_addr must hold the DEVICE address of the data (on
+ * ompemu a host address here would touch host memory, and the data would
+ * come back unchanged: the host checks it). */
 #include <ISO_Fortran_binding.h>
 #include <ompemu/abi.h>
 #include <stdint.h>
@@ -7,11 +9,7 @@
 
 void __omp_offloading_descriptor_main(CFI_cdesc_t *d) {
   double *p = d->base_addr;
-  /* The emu device's data range starts at 0x200000000000. */
-  if ((uintptr_t)p < 0x200000000000ULL || (uintptr_t)p >= 0x300000000000ULL) {
-    fprintf(stderr, "device: descriptor base_addr %p is not a device address: not attached\n", (void *)p);
-    return;
-  }
+  printf("device: descriptor base_addr = %p\n", (void *)p);
   for (CFI_index_t i = 0; i < d->dim[0].extent; i++)
     p[i] *= 2;
 }
