@@ -14,3 +14,4 @@ clean-local: clean-lowered
 clean-lowered:
 	-rm -rf tests/lowered/work-ompemu tests/lowered/work-llvm14
 .PHONY: clean-lowered
+include tests/lowered/fptr/fptr.mk
