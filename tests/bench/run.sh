@@ -14,8 +14,21 @@ mkdir -p "$out"
   "$srcdir/tests/bench/bench.c" -o "$out/bench"
 "$out/bench" ${BENCH_SCALE:-1} > "$out/llvm14.txt"
 "$builddir/ompemu-run" "$out/bench" ${BENCH_SCALE:-1} > "$out/ompemu.txt"
-if [ -x "$out/fptr_bench" ]; then
-  "$builddir/ompemu-run" "$out/fptr_bench" >> "$out/ompemu.txt" || true
+# Declare target indirect: ns per __kmpc_target_translate_fptr with 10 000
+# entries (ompemu only: LLVM 14 has no such table).  gcc + ompemu-wrap.
+cc=${CC:-cc}
+fb="$out/fptr"
+mkdir -p "$fb"
+if sh "$srcdir/tests/lowered/fptr/gen.sh" 10000 f mix "$fb" &&
+   $cc -O2 -I"$srcdir/include" -shared -fPIC "$srcdir/tests/bench/fptr_dev.c" \
+     "$fb/f_funcs.c" "$fb/f_entries.c" -o "$fb/dev.so" &&
+   "$builddir/ompemu-wrap" -o "$fb/wrap.o" "$fb/dev.so" &&
+   $cc -O2 -I"$srcdir/include" "$srcdir/tests/bench/fptr_host.c" "$fb/f_funcs.c" \
+     "$fb/f_entries.c" "$fb/wrap.o" -L"$builddir/.libs" -lomptarget \
+     -Wl,-rpath,"$builddir/.libs" -o "$fb/fptr_bench"; then
+  OMPEMU_PLUGINS=emu "$builddir/ompemu-run" "$fb/fptr_bench" >> "$out/ompemu.txt"
+else
+  echo "bench: could not build the translation benchmark" >&2
 fi
 awk '
   FNR == NR { llvm[$1] = $2; unit[$1] = $3; next }
