@@ -375,8 +375,10 @@ int arena_free(struct emu_arena *a, void *ptr) {
   struct extent e = a->live.v[i];
   xa_remove(&a->live, (size_t)i);
   a->in_use -= e.len;
-  /* Code blocks may have been left read-only or executable by the loader. */
-  if (e.start % PAGE == 0 && e.len % PAGE == 0)
+  /* Code blocks may have been left read-only or executable by the loader.
+   * Live blocks of a data arena are always read-write (only quarantined
+   * ones are not), so a data free costs no system call. */
+  if (a->align >= PAGE && e.start % PAGE == 0 && e.len % PAGE == 0)
     mprotect((void *)e.start, e.len, PROT_READ | PROT_WRITE);
   memset((void *)e.start, EMU_POISON_BYTE, e.len);
   int rc = 0;
