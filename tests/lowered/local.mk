@@ -15,3 +15,4 @@ clean-lowered:
 	-rm -rf tests/lowered/work-ompemu tests/lowered/work-llvm14
 .PHONY: clean-lowered
 include tests/lowered/fptr/fptr.mk
+include tests/lowered/descfull/descfull.mk
