@@ -96,7 +96,7 @@ EMU_EXPORT void *__tgt_rtl_data_alloc(int32_t id, int64_t size, void *hst,
                  kind);
     return NULL;
   }
-  if (p)
+  if (p && OMPEMU_TRACE_ON(2))
     ompemu_trace(2, "emu", "device %d: alloc %ld bytes (%s) at " OMPEMU_PTR
                  " for host " OMPEMU_PTR, id, (long)size, kind_name(kind),
                  OMPEMU_P(p), OMPEMU_P(hst));
@@ -115,7 +115,8 @@ EMU_EXPORT int32_t __tgt_rtl_data_delete(int32_t id, void *tgt) {
                  "it was not allocated by this device", id, OMPEMU_P(tgt));
     return OFFLOAD_FAIL;
   }
-  ompemu_trace(2, "emu", "device %d: free " OMPEMU_PTR, id, OMPEMU_P(tgt));
+  if (OMPEMU_TRACE_ON(2))
+    ompemu_trace(2, "emu", "device %d: free " OMPEMU_PTR, id, OMPEMU_P(tgt));
   return OFFLOAD_SUCCESS;
 }
 
@@ -139,10 +140,11 @@ static int32_t copy(int32_t id, const char *op, void *dst, const void *src,
                  "(device " OMPEMU_PTR ")", id, op, (long)size, OMPEMU_P(tgt));
     return OFFLOAD_FAIL;
   }
-  ompemu_trace(3, "emu", "device %d: %s %ld bytes host " OMPEMU_PTR " %s "
-               "device " OMPEMU_PTR "%s", id, op, (long)size, OMPEMU_P(hst),
-               to_device ? "->" : "<-", OMPEMU_P(tgt),
-               ai && to_device ? " (async)" : "");
+  if (OMPEMU_TRACE_ON(3))
+    ompemu_trace(3, "emu", "device %d: %s %ld bytes host " OMPEMU_PTR " %s "
+                 "device " OMPEMU_PTR "%s", id, op, (long)size, OMPEMU_P(hst),
+                 to_device ? "->" : "<-", OMPEMU_P(tgt),
+                 ai && to_device ? " (async)" : "");
   /* LLVM 14's runtime restores shadow pointers in the host copy of a struct
    * right after it asks for the struct's retrieval, before it synchronizes;
    * a retrieval still queued at that point would overwrite them.  So a

@@ -9,7 +9,9 @@
  *
  * Lifetimes: a synchronous command lives on the waiting host's stack; the
  * worker's last access to it is the atomic exchange that completes it.  An
- * asynchronous command is malloc'd and freed by the worker.  exec_sync
+ * asynchronous command is a slot of its stream, reused once the stream's
+ * DONE count shows the worker finished with it, or (when all slots are
+ * busy) malloc'd and freed by the worker.  exec_sync
  * releases a stream only once its DONE count (the worker's last access)
  * equals its ENQ count, or after a marker queued behind all its commands
  * has run, so the worker never touches a released stream. */
@@ -40,22 +42,27 @@
 #define CIF_CACHE 64
 #define INLINE_ARGS 8
 #define FAST_NS 2000 /* a host spin longer than a futex round trip */
+#define NSLOT 4        /* commands kept inside each stream */
 
 enum cmd_kind { CMD_KERNEL, CMD_CALL, CMD_COPY, CMD_EVSET, CMD_EVWAIT, CMD_MARK };
 
 enum { ST_PENDING = 0, ST_DONE = 1, ST_SLEEPING = 2 };
 
+/* The fields a command's kind uses are set by cmd_init and its creator;
+ * the rest are left as they are (a command is not zeroed: it is reused).
+ * Hot fields first, so a kernel launch touches few cache lines. */
 struct cmd {
   struct cmd *next;
   enum cmd_kind kind;
-  int owned;                 /* malloc'd: the worker frees it */
+  _Atomic uint32_t state;     /* sync: ST_* */
   struct exec_stream *stream; /* async: DONE counted there */
-  _Atomic uint32_t state;    /* sync: ST_* */
-  struct emu_devctx ctx;
-  int has_ctx;
-  void *entry;
+  unsigned char owned;        /* malloc'd: the worker frees it */
+  unsigned char own_vals;     /* VALS malloc'd: the worker frees them */
+  unsigned char has_ctx;
   int32_t n;
+  void *entry;
   void **vals;
+  struct emu_devctx ctx;
   void *inline_vals[INLINE_ARGS];
   void (*fn)(void *);
   void *arg;
@@ -72,18 +79,21 @@ struct spin_budget {
   _Atomic unsigned waits;
 };
 
+/* Laid out so that a hand-off moves one cache line of the queue: the
+ * budgets, written by different threads, each have their own line. */
 struct worker {
+  _Alignas(64) pthread_mutex_t lock; /* protects HEAD/TAIL */
+  struct cmd *head, *tail;
+  _Atomic uint32_t count;  /* commands in the list */
+  _Atomic uint32_t posted; /* futex word: bumped per command */
+  _Alignas(64) _Atomic int sleeping;
+  _Atomic int stop;
   struct exec_device *d;
   int idx;
   pthread_t th;
-  pthread_mutex_t lock; /* protects HEAD/TAIL */
-  struct cmd *head, *tail;
-  _Atomic size_t count;    /* commands in the list */
-  _Atomic uint32_t posted; /* futex word: bumped per command */
-  _Atomic int sleeping;
-  _Atomic int stop;
-  struct spin_budget host_spin; /* hosts waiting for this worker */
-  ffi_cif cif[CIF_CACHE]; /* only touched by the worker thread */
+  _Alignas(64) struct spin_budget host_spin; /* hosts waiting for it */
+  _Alignas(64) struct spin_budget idle_spin; /* it waiting for work */
+  _Alignas(64) ffi_cif cif[CIF_CACHE]; /* only touched by the worker thread */
   unsigned char cif_ok[CIF_CACHE];
 };
 
@@ -95,10 +105,15 @@ struct exec_device {
   struct worker w[MAX_WORKERS];
 };
 
+/* Command number E of a stream lives in SLOT[E % NSLOT] when command
+ * E - NSLOT is done (the worker's last access to a command comes before
+ * it counts it in DONE), else it is malloc'd: most async work costs no
+ * allocation. */
 struct exec_stream {
   struct worker *w;
   uint64_t enq;          /* commands queued (host side only) */
   _Atomic uint64_t done; /* commands finished (worker side) */
+  struct cmd slot[NSLOT];
 };
 
 /* LOCK protects RECORDED and COMPLETED; COND signals COMPLETED. */
@@ -224,6 +239,24 @@ static int spin_adaptive(struct spin_budget *b, long max, long fast_ns,
   return ok;
 }
 
+/* Then yield the CPU until *W != V, for up to NS: with more runnable
+ * threads than CPUs (8 host threads launching on 2 cores, or other
+ * processes) this lets the thread we wait for run at once, on this CPU,
+ * without the cross-CPU wake-up a futex costs; alone on its CPU, a yield
+ * returns at once and this is a spin.  1 if *W changed. */
+static int yield_while_eq(_Atomic uint32_t *w, uint32_t v, long ns) {
+  if (ns <= 0)
+    return atomic_load(w) != v;
+  long start = now_ns();
+  for (unsigned i = 1;; i++) {
+    if (atomic_load_explicit(w, memory_order_acquire) != v)
+      return 1;
+    sched_yield();
+    if ((i & 7) == 0 && now_ns() - start > ns)
+      return atomic_load(w) != v;
+  }
+}
+
 /* A host spins at most FAST_NS: beyond that a futex sleep costs less than
  * the CPU time a spinning host takes from the worker on a busy machine. */
 static long host_max(const struct exec_device *d) {
@@ -282,6 +315,8 @@ static void wait_done(struct worker *w, _Atomic uint32_t *st) {
   if (spin_adaptive(&w->host_spin, host_max(w->d), FAST_NS, st, ST_PENDING))
     return;
   uint32_t exp = ST_PENDING;
+  if (yield_while_eq(st, ST_PENDING, w->d->opt.spin_ns))
+    return;
   if (!atomic_compare_exchange_strong(st, &exp, ST_SLEEPING))
     return; /* became ST_DONE */
   while (atomic_load(st) != ST_DONE)
@@ -401,15 +436,16 @@ static void run(struct worker *w, struct cmd *c) {
   case CMD_MARK:
     break;
   }
-  if (c->owned) {
-    if (c->vals && c->vals != c->inline_vals)
-      free(c->vals);
-    free(c);
-  } else {
+  if (!s) {
     complete(c);
+    return;
   }
-  if (s)
-    atomic_fetch_add_explicit(&s->done, 1, memory_order_release);
+  if (c->own_vals)
+    free(c->vals);
+  if (c->owned)
+    free(c);
+  /* The last access to C (a slot of S may be reused from here on). */
+  atomic_fetch_add_explicit(&s->done, 1, memory_order_release);
 }
 
 static void *worker_main(void *arg) {
@@ -424,10 +460,12 @@ static void *worker_main(void *arg) {
     }
     if (atomic_load(&w->stop))
       break;
-    /* An idle worker always spins its full budget: whether new work comes
-     * soon depends on the host, and a worker that slept makes the host's
-     * next wait slow too, so adapting here would lock both into sleeping. */
-    if (spin_while_eq(&w->posted, v, spin, NULL))
+    /* An idle worker spins (adaptively, as hosts do: a spin that fails
+     * only took CPU time from the thread that would post), then yields
+     * for the rest of OMPEMU_SPIN_US before it sleeps: a worker that
+     * slept makes the host's next wait a futex round trip. */
+    if (spin_adaptive(&w->idle_spin, host_max(w->d), 0, &w->posted, v) ||
+        yield_while_eq(&w->posted, v, spin))
       continue;
     atomic_store(&w->sleeping, 1);
     if (atomic_load(&w->posted) == v && !atomic_load(&w->stop))
@@ -533,16 +571,48 @@ int exec_pending(struct exec_stream *s) {
   return s && atomic_load_explicit(&s->done, memory_order_acquire) != s->enq;
 }
 
-/* Queue C: on *SP if SP is given (async, C malloc'd), else on the caller's
- * worker, waiting for it. */
-static int submit(struct exec_device *d, struct exec_stream **sp,
-                  struct cmd *c) {
-  if (sp) {
-    struct exec_stream *s = stream_get(d, sp);
-    if (!s)
-      return -1;
-    c->owned = 1;
-    c->stream = s;
+static void cmd_init(struct cmd *c, enum cmd_kind kind) {
+  c->next = NULL;
+  c->kind = kind;
+  atomic_store_explicit(&c->state, ST_PENDING, memory_order_relaxed);
+  c->stream = NULL;
+  c->owned = c->own_vals = c->has_ctx = 0;
+  c->n = 0;
+  c->vals = NULL;
+}
+
+/* A command of KIND: STACK (synchronous) when SP is NULL, else one for
+ * *SP's next position, a free slot of the stream or malloc'd. */
+static struct cmd *new_cmd(struct exec_device *d, struct exec_stream **sp,
+                           struct cmd *stack, enum cmd_kind kind) {
+  if (!sp) {
+    cmd_init(stack, kind);
+    return stack;
+  }
+  struct exec_stream *s = stream_get(d, sp);
+  if (!s)
+    return NULL;
+  struct cmd *c;
+  int owned = 0;
+  if (atomic_load_explicit(&s->done, memory_order_acquire) + NSLOT > s->enq) {
+    c = &s->slot[s->enq % NSLOT];
+  } else if ((c = malloc(sizeof *c))) {
+    owned = 1;
+  } else {
+    ompemu_error("emu", "device %d: out of host memory for a command", d->dev);
+    return NULL;
+  }
+  cmd_init(c, kind);
+  c->stream = s;
+  c->owned = (unsigned char)owned;
+  return c;
+}
+
+/* Queue C (from new_cmd): on its stream, or on the caller's worker,
+ * waiting for it. */
+static int submit(struct exec_device *d, struct cmd *c) {
+  struct exec_stream *s = c->stream;
+  if (s) {
     s->enq++;
     push(s->w, c);
     return 0;
@@ -553,27 +623,14 @@ static int submit(struct exec_device *d, struct exec_stream **sp,
   return 0;
 }
 
-static struct cmd *new_cmd(struct exec_device *d, struct exec_stream **sp,
-                           struct cmd *stack) {
-  if (!sp) {
-    memset(stack, 0, sizeof *stack);
-    return stack;
-  }
-  struct cmd *c = calloc(1, sizeof *c);
-  if (!c)
-    ompemu_error("emu", "device %d: out of host memory for a command", d->dev);
-  return c;
-}
-
 int exec_launch(struct exec_device *d, struct exec_stream **sp, void *entry,
                 void *const *args, const ptrdiff_t *offsets, int32_t n,
                 const struct emu_devctx *ctx) {
   if (n < 0 || !entry)
     return -1;
-  struct cmd stack, *c = new_cmd(d, sp, &stack);
+  struct cmd stack, *c = new_cmd(d, sp, &stack, CMD_KERNEL);
   if (!c)
     return -1;
-  c->kind = CMD_KERNEL;
   c->entry = entry;
   c->n = n;
   c->ctx = *ctx;
@@ -583,31 +640,37 @@ int exec_launch(struct exec_device *d, struct exec_stream **sp, void *entry,
     c->vals = c->inline_vals;
   else if (!sp && n <= 256)
     c->vals = vla;
-  else if (!(c->vals = malloc((size_t)n * sizeof(void *)))) {
-    if (sp)
+  else if ((c->vals = malloc((size_t)n * sizeof(void *))))
+    c->own_vals = sp != NULL;
+  else {
+    if (c->owned)
       free(c);
     return -1;
   }
-  for (int32_t i = 0; i < n; i++)
-    c->vals[i] = (char *)args[i] + (offsets ? offsets[i] : 0);
-  int rc = submit(d, sp, c);
-  if (!sp && c->vals != c->inline_vals && c->vals != vla)
-    free(c->vals);
+  if (offsets)
+    for (int32_t i = 0; i < n; i++)
+      c->vals[i] = (char *)args[i] + offsets[i];
+  else
+    for (int32_t i = 0; i < n; i++)
+      c->vals[i] = args[i];
+  void **vals = c->vals; /* C may be gone once queued on a stream */
+  int rc = submit(d, c);
+  if (!sp && vals != stack.inline_vals && vals != vla)
+    free(vals);
   return rc;
 }
 
 int exec_call(struct exec_device *d, void (*fn)(void *), void *arg,
               const struct emu_devctx *ctx) {
   struct cmd c;
-  memset(&c, 0, sizeof c);
-  c.kind = CMD_CALL;
+  cmd_init(&c, CMD_CALL);
   c.fn = fn;
   c.arg = arg;
   if (ctx) {
     c.ctx = *ctx;
     c.has_ctx = 1;
   }
-  return submit(d, NULL, &c);
+  return submit(d, &c);
 }
 
 int exec_copy(struct exec_device *d, struct exec_stream **sp, void *dst,
@@ -616,14 +679,13 @@ int exec_copy(struct exec_device *d, struct exec_stream **sp, void *dst,
     memcpy(dst, src, len);
     return 0;
   }
-  struct cmd stack, *c = new_cmd(d, sp, &stack);
+  struct cmd stack, *c = new_cmd(d, sp, &stack, CMD_COPY);
   if (!c)
     return -1;
-  c->kind = CMD_COPY;
   c->dst = dst;
   c->src = src;
   c->len = len;
-  return submit(d, sp, c);
+  return submit(d, c);
 }
 
 int exec_drain(struct exec_device *d, struct exec_stream **sp) {
@@ -648,12 +710,19 @@ int exec_drain(struct exec_device *d, struct exec_stream **sp) {
     budget_update(&w->host_spin, ns, !exec_pending(s) && t - start < FAST_NS,
                   host_max(d));
   }
+  if (exec_pending(s) && d->opt.spin_ns > 0) {
+    long start = now_ns();
+    for (unsigned i = 1; exec_pending(s); i++) {
+      sched_yield();
+      if ((i & 7) == 0 && now_ns() - start > d->opt.spin_ns)
+        break;
+    }
+  }
   if (exec_pending(s)) {
     /* The marker runs after every command of S, so S is idle afterwards.
      * When DONE == ENQ the worker's last access to S is already behind. */
     struct cmd m;
-    memset(&m, 0, sizeof m);
-    m.kind = CMD_MARK;
+    cmd_init(&m, CMD_MARK);
     push(s->w, &m);
     wait_done(s->w, &m.state);
   }
@@ -679,13 +748,12 @@ int exec_event_record(struct exec_device *d, struct exec_event *ev,
     event_reach(ev, gen);
     return 0;
   }
-  struct cmd *c = calloc(1, sizeof *c);
+  struct cmd *c = new_cmd(d, sp, NULL, CMD_EVSET);
   if (!c)
     return -1;
-  c->kind = CMD_EVSET;
   c->ev = ev;
   c->gen = gen;
-  return submit(d, sp, c);
+  return submit(d, c);
 }
 
 int exec_event_wait(struct exec_device *d, struct exec_event *ev,
@@ -700,13 +768,12 @@ int exec_event_wait(struct exec_device *d, struct exec_event *ev,
     event_wait_gen(ev, gen);
     return 0;
   }
-  struct cmd *c = calloc(1, sizeof *c);
+  struct cmd *c = new_cmd(d, sp, NULL, CMD_EVWAIT);
   if (!c)
     return -1;
-  c->kind = CMD_EVWAIT;
   c->ev = ev;
   c->gen = gen;
-  return submit(d, sp, c);
+  return submit(d, c);
 }
 
 int exec_event_sync(struct exec_event *ev) {
