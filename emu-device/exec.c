@@ -52,7 +52,7 @@ enum { ST_PENDING = 0, ST_DONE = 1, ST_SLEEPING = 2 };
  * the rest are left as they are (a command is not zeroed: it is reused).
  * Hot fields first, so a kernel launch touches few cache lines. */
 struct cmd {
-  struct cmd *next;
+  _Alignas(64) struct cmd *next;
   enum cmd_kind kind;
   _Atomic uint32_t state;     /* sync: ST_* */
   struct exec_stream *stream; /* async: DONE counted there */
@@ -111,10 +111,19 @@ struct exec_device {
  * allocation. */
 struct exec_stream {
   struct worker *w;
-  uint64_t enq;          /* commands queued (host side only) */
-  _Atomic uint64_t done; /* commands finished (worker side) */
+  uint64_t enq; /* commands queued (host side only) */
+  _Alignas(64) _Atomic uint64_t done; /* commands finished (worker side) */
   struct cmd slot[NSLOT];
 };
+
+/* Zeroed memory aligned for the _Alignas(64) members above. */
+static void *zalloc64(size_t size) {
+  size = (size + 63) & ~(size_t)63;
+  void *p = aligned_alloc(64, size);
+  if (p)
+    memset(p, 0, size);
+  return p;
+}
 
 /* LOCK protects RECORDED and COMPLETED; COND signals COMPLETED. */
 struct exec_event {
@@ -485,7 +494,7 @@ struct exec_device *exec_device_create(int dev, const struct exec_options *o) {
   pthread_once(&once, init_types);
   if (dev < 0 || dev >= EMU_MAX_DEVICES)
     return NULL;
-  struct exec_device *d = calloc(1, sizeof *d);
+  struct exec_device *d = zalloc64(sizeof *d);
   if (!d)
     return NULL;
   d->dev = dev;
@@ -555,7 +564,7 @@ static struct exec_stream *stream_get(struct exec_device *d,
       s->enq = 0;
       atomic_store_explicit(&s->done, 0, memory_order_relaxed);
     } else {
-      s = calloc(1, sizeof *s);
+      s = zalloc64(sizeof *s);
     }
     if (!s) {
       ompemu_error("emu", "device %d: out of host memory for a queue", d->dev);
@@ -596,7 +605,7 @@ static struct cmd *new_cmd(struct exec_device *d, struct exec_stream **sp,
   int owned = 0;
   if (atomic_load_explicit(&s->done, memory_order_acquire) + NSLOT > s->enq) {
     c = &s->slot[s->enq % NSLOT];
-  } else if ((c = malloc(sizeof *c))) {
+  } else if ((c = zalloc64(sizeof *c))) {
     owned = 1;
   } else {
     ompemu_error("emu", "device %d: out of host memory for a command", d->dev);
