@@ -34,12 +34,15 @@ int main(int argc, char **argv) {
   unsigned char *buf = malloc((size_t)n);
   if (!buf || n < (long)sizeof(Elf64_Ehdr) || fread(buf, 1, (size_t)n, in) != (size_t)n) {
     fprintf(stderr, "%s: cannot read an ELF header\n", argv[i]);
+    free(buf);
+    fclose(in);
     return 1;
   }
   fclose(in);
   Elf64_Ehdr *eh = (Elf64_Ehdr *)buf;
   if (memcmp(buf, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64) {
     fprintf(stderr, "%s: not a 64-bit ELF file\n", argv[i]);
+    free(buf);
     return 1;
   }
   eh->e_machine = 190;
@@ -52,7 +55,9 @@ int main(int argc, char **argv) {
   FILE *out = fopen(argv[i + 1], "wb");
   if (!out || fwrite(buf, 1, (size_t)n, out) != (size_t)n || fclose(out) != 0) {
     perror(argv[i + 1]);
+    free(buf);
     return 1;
   }
+  free(buf);
   return 0;
 }
