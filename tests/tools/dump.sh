@@ -232,7 +232,9 @@ else
   nok "build the mutation helper" "$(cat mutate.err)"
 fi
 
-if command -v valgrind >/dev/null 2>&1; then
+if readelf -d "$DUMP" 2>/dev/null | grep -q 'libasan'; then
+  skip "ompemu-dump is built with ASan (--enable-sanitizers): valgrind cannot run it"
+elif command -v valgrind >/dev/null 2>&1; then
   vg_ok=1
   for f in fat bad-imgptr bad-secoff trunc-1000 random.bin wrap.o mut/fat-nopie.007 mut/wrap.o.011 mut/dev.so.003; do
     valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite "$DUMP" --json "$f" >/dev/null 2>vg.out
