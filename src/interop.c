@@ -107,6 +107,15 @@ RT_EXPORT void __tgt_interop_destroy(ident_t *loc, int32_t gtid, void **interop,
   if (!o)
     return;
   RT_TRACE(1, "interop destroy: " OMPEMU_PTR, OMPEMU_P(o));
+  /* The targetsync queue came from the plugin's init_async_info: give it
+   * back.  A plugin without release_async_info (LLVM 14's allocate it with
+   * new) keeps it, as LLVM 14's runtime does. */
+  struct rt_plugin *p = o->dev->plugin;
+  void *ra = o->async && p->handle
+                 ? dlsym(p->handle, "__tgt_rtl_release_async_info")
+                 : NULL;
+  if (ra)
+    ((int32_t(*)(int32_t, __tgt_async_info *))ra)(o->dev->local_id, o->async);
   o->magic = 0;
   free(o);
   *interop = NULL;
