@@ -9,7 +9,10 @@
  *    Allocation takes the lowest extent that fits, so the same sequence of
  *    requests always gives the same addresses.
  *  - QUAR: freed blocks kept PROT_NONE, oldest first; they return to FREE
- *    when an allocation would otherwise fail. */
+ *    when an allocation would otherwise fail.
+ *  - BYSTART: the live blocks again, in a hash table keyed by start, so
+ *    that checking a copy to the start of a block (the usual case: a mapped
+ *    variable) costs one probe, not a binary search over every block. */
 #include "config.h"
 #include "arena.h"
 #include "envvar.h"
@@ -42,6 +45,13 @@ struct xarray {
   size_t n, cap;
 };
 
+/* Open addressing with linear probing; START 0 marks an empty slot (no
+ * arena starts at 0).  CAP is a power of two, N at most CAP / 2. */
+struct htab {
+  struct extent *v;
+  size_t n, cap;
+};
+
 struct emu_arena {
   pthread_mutex_t lock;
   char what[16];
@@ -52,6 +62,7 @@ struct emu_arena {
   size_t in_use; /* sum of len over LIVE */
   int quarantine;
   struct xarray live, free, quar;
+  struct htab bystart;
   size_t quar_head; /* quar.v[quar_head..n) are the quarantined blocks */
 };
 
@@ -139,6 +150,64 @@ static int xa_insert(struct xarray *xa, size_t at, struct extent e) {
 static void xa_remove(struct xarray *xa, size_t at) {
   memmove(&xa->v[at], &xa->v[at + 1], (xa->n - at - 1) * sizeof *xa->v);
   xa->n--;
+}
+
+static size_t h_slot(const struct htab *h, uintptr_t start) {
+  uint64_t x = (uint64_t)start * 0x9E3779B97F4A7C15ull;
+  return (size_t)(x >> 32) & (h->cap - 1);
+}
+
+/* The entry for a block starting at START, or NULL. */
+static const struct extent *h_find(const struct htab *h, uintptr_t start) {
+  if (!h->n)
+    return NULL;
+  for (size_t i = h_slot(h, start);; i = (i + 1) & (h->cap - 1)) {
+    if (h->v[i].start == start)
+      return &h->v[i];
+    if (h->v[i].start == 0)
+      return NULL;
+  }
+}
+
+static void h_put(struct htab *h, struct extent e) {
+  size_t i = h_slot(h, e.start);
+  while (h->v[i].start != 0)
+    i = (i + 1) & (h->cap - 1);
+  h->v[i] = e;
+  h->n++;
+}
+
+static int h_insert(struct htab *h, struct extent e) {
+  if (2 * (h->n + 1) > h->cap) {
+    struct htab g = {NULL, 0, h->cap ? h->cap * 2 : 64};
+    g.v = calloc(g.cap, sizeof *g.v);
+    if (!g.v)
+      return -1;
+    for (size_t i = 0; i < h->cap; i++)
+      if (h->v[i].start)
+        h_put(&g, h->v[i]);
+    free(h->v);
+    *h = g;
+  }
+  h_put(h, e);
+  return 0;
+}
+
+/* Remove START (present), shifting later entries of its probe run back. */
+static void h_remove(struct htab *h, uintptr_t start) {
+  size_t m = h->cap - 1, i = h_slot(h, start);
+  while (h->v[i].start != start)
+    i = (i + 1) & m;
+  for (size_t j = (i + 1) & m; h->v[j].start; j = (j + 1) & m) {
+    size_t k = h_slot(h, h->v[j].start);
+    /* Entry J may move to I if its home K is not in (I, J]. */
+    if ((j > i && (k <= i || k > j)) || (j < i && k <= i && k > j)) {
+      h->v[i] = h->v[j];
+      i = j;
+    }
+  }
+  h->v[i].start = 0;
+  h->n--;
 }
 
 /* Index of the first extent of XA whose start is > P. */
@@ -268,6 +337,7 @@ void arena_destroy(struct emu_arena *a) {
   free(a->live.v);
   free(a->free.v);
   free(a->quar.v);
+  free(a->bystart.v);
   free(a);
 }
 
@@ -324,8 +394,12 @@ void *arena_alloc(struct emu_arena *a, size_t size) {
         continue;
       uintptr_t p = f->start;
       long at = (long)xa_upper(&a->live, p);
-      if (xa_insert(&a->live, (size_t)at, (struct extent){p, len, size}) != 0)
+      if (h_insert(&a->bystart, (struct extent){p, len, size}) != 0)
         goto full;
+      if (xa_insert(&a->live, (size_t)at, (struct extent){p, len, size}) != 0) {
+        h_remove(&a->bystart, p);
+        goto full;
+      }
       f->start += len;
       f->len -= len;
       if (f->len == 0)
@@ -374,6 +448,7 @@ int arena_free(struct emu_arena *a, void *ptr) {
   }
   struct extent e = a->live.v[i];
   xa_remove(&a->live, (size_t)i);
+  h_remove(&a->bystart, e.start);
   a->in_use -= e.len;
   /* Code blocks may have been left read-only or executable by the loader.
    * Live blocks of a data arena are always read-write (only quarantined
@@ -399,10 +474,13 @@ int arena_check(struct emu_arena *a, const void *ptr, size_t size) {
   if (p < a->base || p >= a->base + a->capacity)
     return -1;
   pthread_mutex_lock(&a->lock);
-  long i = live_find(a, p);
+  const struct extent *e = h_find(&a->bystart, p);
+  if (!e) {
+    long i = live_find(a, p);
+    e = i >= 0 ? &a->live.v[i] : NULL;
+  }
   int rc = -1;
-  if (i >= 0) {
-    const struct extent *e = &a->live.v[i];
+  if (e) {
     /* Only the bytes asked for count: a copy into the alignment padding is
      * an overflow on a real device too. */
     if (p - e->start <= e->size && size <= e->start + e->size - p)

@@ -170,6 +170,50 @@ static void test_lookups(void **state) {
   arena_destroy(a);
 }
 
+/* Checks stay exact while blocks come and go in a scattered order (the
+ * lookup by start is a hash table with deletions, backed by the sorted
+ * list for pointers inside a block). */
+static void test_lookups_churn(void **state) {
+  (void)state;
+  enum { N = 3000 };
+  struct emu_arena *a = arena_create("data", 0, TB(14), 16 * MB, 256);
+  assert_non_null(a);
+  static char *blk[N];
+  static size_t sz[N];
+  unsigned x = 12345;
+  for (int round = 0; round < 4; round++) {
+    for (int i = 0; i < N; i++) {
+      if (blk[i])
+        continue;
+      sz[i] = 1 + (x = x * 1103515245u + 12345u) % 700;
+      blk[i] = arena_alloc(a, sz[i]);
+      assert_non_null(blk[i]);
+    }
+    for (int i = 0; i < N; i++) {
+      assert_int_equal(arena_check(a, blk[i], sz[i]), 0);
+      assert_int_equal(arena_check(a, blk[i], sz[i] + 1), -1);
+      assert_int_equal(arena_check(a, blk[i] + sz[i] / 2, sz[i] - sz[i] / 2),
+                       0);
+    }
+    /* Free about half, scattered. */
+    for (int i = 0; i < N; i++) {
+      if (((x = x * 1103515245u + 12345u) >> 16) & 1) {
+        assert_int_equal(arena_free(a, blk[i]), 0);
+        assert_int_equal(arena_check(a, blk[i], 1), -1);
+        blk[i] = NULL;
+      }
+    }
+    for (int i = 0; i < N; i++)
+      if (blk[i])
+        assert_int_equal(arena_check(a, blk[i], sz[i]), 0);
+  }
+  for (int i = 0; i < N; i++)
+    if (blk[i])
+      assert_int_equal(arena_free(a, blk[i]), 0);
+  assert_int_equal(arena_in_use(a), 0);
+  arena_destroy(a);
+}
+
 static void test_reservation_conflict(void **state) {
   (void)state;
   void *m = mmap((void *)(TB(10) + 2 * MB), 4096, PROT_READ,
@@ -296,6 +340,7 @@ int main(void) {
       cmocka_unit_test(test_poison),
       cmocka_unit_test(test_foreign_free),
       cmocka_unit_test(test_lookups),
+      cmocka_unit_test(test_lookups_churn),
       cmocka_unit_test(test_reservation_conflict),
       cmocka_unit_test(test_quarantine),
       cmocka_unit_test(test_quarantine_message),
