@@ -116,20 +116,28 @@ int main(int argc, char **argv) {
   free(h);
   free(h2);
 
-  /* 8 host threads launching concurrently: ns per launch overall. */
+  /* 8 host threads launching concurrently: ns per launch overall, best
+   * of 3 runs like the other time rows (one run is at the mercy of how
+   * the scheduler happens to place 8 threads on few cores). */
   enum { THREADS = 8 };
   long per = 500 * scale;
   pthread_t th[THREADS];
-  double t0 = now();
-  for (int t = 0; t < THREADS; t++)
-    pthread_create(&th[t], NULL, launcher, (void *)(intptr_t)per);
   int bad = 0;
-  for (int t = 0; t < THREADS; t++) {
-    void *r;
-    pthread_join(th[t], &r);
-    bad |= r != NULL;
+  double best8 = 1e30;
+  for (int r = 0; r < 3; r++) {
+    double t0 = now();
+    for (int t = 0; t < THREADS; t++)
+      pthread_create(&th[t], NULL, launcher, (void *)(intptr_t)per);
+    for (int t = 0; t < THREADS; t++) {
+      void *ret;
+      pthread_join(th[t], &ret);
+      bad |= ret != NULL;
+    }
+    double t = (now() - t0) / (THREADS * per);
+    if (t < best8)
+      best8 = t;
   }
-  printf("launch_8_threads %.1f ns\n", (now() - t0) / (THREADS * per) * 1e9);
+  printf("launch_8_threads %.1f ns\n", best8 * 1e9);
   if (bad)
     fprintf(stderr, "bench: concurrent launches computed wrong values\n");
   return bad;
