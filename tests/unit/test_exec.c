@@ -152,6 +152,49 @@ static void test_async_order(void **state) {
   assert_int_equal(exec_sync(dev, &q2), 0);
 }
 
+/* Commands of a running stream reuse its slots while the host keeps
+ * queueing (some land in slots, some are malloc'd), with 12 arguments
+ * each, so the worker frees the argument arrays it was handed. */
+static long sum12;
+static int sum_bad;
+static void k_sum12(void *a0, void *a1, void *a2, void *a3, void *a4,
+                    void *a5, void *a6, void *a7, void *a8, void *a9,
+                    void *a10, void *a11) {
+  intptr_t v[12] = {(intptr_t)a0, (intptr_t)a1, (intptr_t)a2, (intptr_t)a3,
+                    (intptr_t)a4, (intptr_t)a5, (intptr_t)a6, (intptr_t)a7,
+                    (intptr_t)a8, (intptr_t)a9, (intptr_t)a10, (intptr_t)a11};
+  for (int i = 1; i < 12; i++)
+    if (v[i] != v[0] + i)
+      sum_bad = 1;
+  if (v[0] != 12 * sum12)
+    sum_bad = 1; /* out of order */
+  sum12++;
+}
+
+static void test_async_slots(void **state) {
+  (void)state;
+  struct exec_stream *q = NULL;
+  struct emu_devctx ctx = {1, NULL, 0, 0, 0};
+  void *args[12];
+  sum12 = 0;
+  sum_bad = 0;
+  for (int round = 0; round < 3; round++) {
+    for (int k = 0; k < 5000; k++) {
+      long n = round * 5000L + k;
+      for (int i = 0; i < 12; i++)
+        args[i] = (void *)(intptr_t)(12 * n + i);
+      assert_int_equal(
+          exec_launch(dev, &q, (void *)k_sum12, args, NULL, 12, &ctx), 0);
+      if (k % 1000 == 999)
+        assert_int_equal(exec_drain(dev, &q), 0);
+    }
+    assert_int_equal(exec_sync(dev, &q), 0);
+    assert_null(q);
+    assert_int_equal(sum12, (round + 1) * 5000L);
+  }
+  assert_int_equal(sum_bad, 0);
+}
+
 static _Atomic int flag;
 static int observed = -1;
 static void k_set_flag(void *ms) {
@@ -288,6 +331,7 @@ int main(void) {
       cmocka_unit_test(test_ffi_args),
       cmocka_unit_test(test_ffi_many_args),
       cmocka_unit_test(test_async_order),
+      cmocka_unit_test(test_async_slots),
       cmocka_unit_test(test_events),
       cmocka_unit_test(test_call),
       cmocka_unit_test(test_serial),
