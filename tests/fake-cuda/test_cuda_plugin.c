@@ -152,6 +152,12 @@ static void load(int with_fake) {
 #undef S
 }
 
+/* Images stay allocated until exit, as a program's images do, and
+ * reachable from here (valgrind: no "definitely lost" in the children;
+ * not static, or the never-read stores would be optimised away). */
+unsigned char *made_images[64];
+static size_t n_made_images;
+
 /* Read the device test library and patch it into an EM_CUDA image. */
 static unsigned char *make_image(size_t *len, int sm, int machine, int abi8) {
   FILE *f = fopen(DEV_SO, "rb");
@@ -160,8 +166,10 @@ static unsigned char *make_image(size_t *len, int sm, int machine, int abi8) {
   long n = ftell(f);
   rewind(f);
   unsigned char *b = malloc((size_t)n);
-  CHECK(fread(b, 1, (size_t)n, f) == (size_t)n);
+  CHECK(b && fread(b, 1, (size_t)n, f) == (size_t)n);
   fclose(f);
+  CHECK(n_made_images < sizeof made_images / sizeof made_images[0]);
+  made_images[n_made_images++] = b;
   Elf64_Ehdr *eh = (Elf64_Ehdr *)b;
   eh->e_machine = (Elf64_Half)machine;
   if (abi8) {
