@@ -109,10 +109,16 @@ int main(int argc, char **argv) {
       for (long i = 0; i < n; i++)
         CHECK(out[k * n + i] == o0[i], "thread %ld fn %ld: %p, want %p", k, i,
               out[k * n + i], o0[i]);
+    free(fps);
+    free(out);
   } else {
     fprintf(stderr, "unknown mode %s\n", mode);
+    free(o0);
+    free(o1);
     return 2;
   }
   printf("%s: %s\n", mode, failures ? "FAILED" : "ok");
+  free(o0);
+  free(o1);
   return failures ? 1 : 0;
 }

@@ -129,6 +129,9 @@ int main(int argc, char **argv) {
     for (long k = 0; k < 8; k++)
       for (long i = 0; i < n; i++)
         CHECK(out[k * n + i] == one[i], "thread %ld fn %ld: %p, want %p", k, i, out[k * n + i], one[i]);
+    free(fps);
+    free(out);
+    free(one);
   } else if (!strcmp(mode, "libs")) {
     const char *lib = argc > 2 ? argv[2] : "libfptr_lib.so";
     check_table(fk_id, 0, f_count);
@@ -158,6 +161,8 @@ int main(int argc, char **argv) {
     for (long i = 0; i < ng; i++)
       CHECK(out[i] == gp[i], "unregistered fn %ld still translated to %p", i, out[i]);
     check_set(fk_id, 0, f_table, f_count);
+    free(gp);
+    free(out);
   } else {
     fprintf(stderr, "unknown mode %s\n", mode);
     return 2;
