@@ -11,8 +11,8 @@ if ! command -v "$clang" >/dev/null 2>&1; then
 fi
 out="$builddir/examples/demo"
 mkdir -p "$out"
-echo "demo: $clang -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu examples/demo/saxpy.c"
-"$clang" -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -O1 \
+echo "demo: $clang -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -g examples/demo/saxpy.c"
+"$clang" -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -O1 -g \
   "$srcdir/examples/demo/saxpy.c" -o "$out/saxpy"
 echo "demo: OMPEMU_TRACE=1 ompemu-run ./saxpy"
 echo "----------------------------------------------------------------------"
