@@ -8,7 +8,7 @@ cd "$(dirname "$0")"
 what=${1:-demo}
 case "$what" in demo|test|build) ;; *) echo "usage: $0 [demo|test|build]" >&2; exit 2;; esac
 
-pkgs="build-essential autoconf automake libtool pkg-config libelf-dev libffi-dev libcmocka-dev libhsa-runtime-dev clang-14 libomp-14-dev llvm-14-tools"
+pkgs="build-essential autoconf automake libtool pkg-config libelf-dev libffi-dev libcmocka-dev libhsa-runtime-dev clang-14 libomp-14-dev llvm-14-tools gfortran valgrind gdb"
 missing=
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"
