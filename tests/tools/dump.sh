@@ -74,7 +74,7 @@ assert im[1]['image']['entries'][0]['exported'] is True
 else
   skip "python3 not installed: JSON not validated"
 fi
-$CC $CF -shared -fPIC -DSTUB_LIB -o libfat.so "$S/tests/tools/stubhost.c" wrap.o -L. -lomptarget >/dev/null 2>&1
+$CC $CF -shared -fPIC -DAS_SHARED_LIBRARY -o libfat.so "$S/tests/tools/stubhost.c" wrap.o -L. -lomptarget >/dev/null 2>&1
 "$DUMP" libfat.so >dso.txt 2>&1; st=$?
 check "shared library with its own descriptor: same images and entries" sh -c "
   test $st -eq 0 && grep -q '^libfat.so: fat binary (ELF64 x86-64, DYN)' dso.txt &&

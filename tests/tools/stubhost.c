@@ -1,4 +1,4 @@
-/* A host program (or, with -DSTUB_LIB, a shared library) with two host
+/* A host program (or, with -DAS_SHARED_LIBRARY, a shared library) with two host
  * entries, for linking with an ompemu-wrap object in the tool tests. */
 #include <stdio.h>
 
@@ -13,7 +13,7 @@ static __tgt_offload_entry entries[]
         {(void *)&stub_global, "stub_global", sizeof(int), 0, 0},
 };
 
-#ifdef STUB_LIB
+#ifdef AS_SHARED_LIBRARY
 int stub_lib_value(void) { return stub_global + (entries[0].size == 0); }
 #else
 int main(void) {

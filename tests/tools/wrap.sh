@@ -95,7 +95,7 @@ check "init/fini arrays point at the ctor/dtor" sh -c "
   sed -n '/rela.fini_array.1/,/^\$/p' rel.txt | grep -q 'R_X86_64_64 .* \.omp_offloading\.descriptor_unreg + 0'"
 
 # Link and run against stub runtimes.
-$CC $CF -shared -fPIC -DSTUB_IMAGE_INFO -o libomptarget.so "$S/tests/tools/stubrt.c" &&
+$CC $CF -shared -fPIC -DWITHOUT_IMAGE_INFO -o libomptarget.so "$S/tests/tools/stubrt.c" &&
   mkdir -p old && $CC $CF -shared -fPIC -o old/libomptarget.so "$S/tests/tools/stubrt.c" ||
   { echo "Bail out! cannot build the stub runtimes"; exit 1; }
 # expect FILE: the stub's report for out.o.
@@ -132,7 +132,7 @@ for ld in gold lld; do
 done
 check "the non-PIE one is ET_EXEC, the PIE one ET_DYN" sh -c "readelf -h prog-no-pie | grep -q 'EXEC' && readelf -h prog-pie | grep -q 'DYN'"
 printf 'int stub_lib_value(void);\nint main(void) { return stub_lib_value() == 43 ? 0 : 1; }\n' >libmain.c
-if $CC $CF -shared -fPIC -DSTUB_LIB -o libstubhost.so "$S/tests/tools/stubhost.c" out.o -L. -lomptarget -Wl,-rpath,"$W" >link.out 2>&1 &&
+if $CC $CF -shared -fPIC -DAS_SHARED_LIBRARY -o libstubhost.so "$S/tests/tools/stubhost.c" out.o -L. -lomptarget -Wl,-rpath,"$W" >link.out 2>&1 &&
    $CC -o libmain libmain.c -L. -lstubhost -Wl,-rpath,"$W" >>link.out 2>&1 &&
    ./libmain >run-so.txt 2>&1 && expect run-so.txt; then
   ok "linked into a shared library: registers and unregisters"
