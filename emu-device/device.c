@@ -117,12 +117,12 @@ int emu_check_range(struct emu_device *d, const char *op, const void *tgt,
   if (arena_check(d->data, tgt, n) == 0)
     return 0;
   if (arena_owns(d->code, tgt)) {
-    /* Device globals live in the images, in the code range. */
-    pthread_mutex_lock(&d->lock);
-    struct emu_loaded *l = emu_image_of(d, tgt);
-    int ok = l && (n == 0 || loader_contains(l->img, (char *)tgt + n - 1));
-    pthread_mutex_unlock(&d->lock);
-    if (ok)
+    /* Device globals live in the images, in the code range: the device
+     * runtime's registry finds the image without D->lock. */
+    int idev = -1;
+    const struct emu_image *img = devicertl_image_at(tgt, &idev);
+    if (img && idev == d->id &&
+        (n == 0 || loader_contains(img, (char *)tgt + n - 1)))
       return 0;
   }
   if (emu_plugin()->requires_flags & OMP_REQ_UNIFIED_SHARED_MEMORY &&

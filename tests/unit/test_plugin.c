@@ -252,6 +252,10 @@ static void test_load_and_launch(void **state) {
   assert_int_equal(__tgt_rtl_data_retrieve(0, &gb, t->EntriesBegin[0].addr, 8),
                    0);
   assert_int_equal(gb, 77);
+  /* ...but not past the end of the image (a fake image spans 8 KiB). */
+  static char big[3 * 4096];
+  assert_int_not_equal(
+      __tgt_rtl_data_submit(0, t->EntriesBegin[0].addr, big, sizeof big), 0);
   /* A synchronous launch runs on a device thread. */
   int host[100];
   for (int i = 0; i < 100; i++)
