@@ -120,10 +120,6 @@ EMU_EXPORT int32_t __tgt_rtl_data_delete(int32_t id, void *tgt) {
   return OFFLOAD_SUCCESS;
 }
 
-static struct exec_stream **queue_of(__tgt_async_info *ai) {
-  return ai ? (struct exec_stream **)&ai->Queue : NULL;
-}
-
 static int32_t copy(int32_t id, const char *op, void *dst, const void *src,
                     int64_t size, int to_device, __tgt_async_info *ai) {
   struct emu_device *d = emu_device_get(id, op);
@@ -153,10 +149,10 @@ static int32_t copy(int32_t id, const char *op, void *dst, const void *src,
    * one worker, behind the queue's work). */
   if (!to_device && ai) {
     if (!emu_plugin()->exec.serial)
-      exec_drain(d->exec, queue_of(ai));
+      exec_drain(d->exec, emu_queue_of(ai));
     ai = NULL;
   }
-  return exec_copy(d->exec, queue_of(ai), dst, src, (size_t)size) == 0
+  return exec_copy(d->exec, emu_queue_of(ai), dst, src, (size_t)size) == 0
              ? OFFLOAD_SUCCESS
              : OFFLOAD_FAIL;
 }
@@ -204,7 +200,7 @@ EMU_EXPORT int32_t __tgt_rtl_data_exchange_async(int32_t src_id, void *src,
   ompemu_trace(3, "emu", "device %d -> device %d: exchange %ld bytes "
                OMPEMU_PTR " -> " OMPEMU_PTR "%s", src_id, dst_id, (long)size,
                OMPEMU_P(src), OMPEMU_P(dst), ai ? " (async)" : "");
-  return exec_copy(s->exec, queue_of(ai), dst, src, (size_t)size) == 0
+  return exec_copy(s->exec, emu_queue_of(ai), dst, src, (size_t)size) == 0
              ? OFFLOAD_SUCCESS
              : OFFLOAD_FAIL;
 }

@@ -73,6 +73,12 @@ int emu_check_range(struct emu_device *d, const char *op, const void *tgt,
 /* The loaded image holding ADDR, or NULL.  Caller holds D->lock. */
 struct emu_loaded *emu_image_of(struct emu_device *d, const void *addr);
 
+/* The exec stream behind AI (its Queue), NULL when AI is NULL: the call
+ * is then synchronous. */
+static inline struct exec_stream **emu_queue_of(__tgt_async_info *ai) {
+  return ai ? (struct exec_stream **)&ai->Queue : NULL;
+}
+
 /* Give IMAGE the device's current fptr table (plugin_fptr.c). */
 int emu_fptr_apply(struct emu_device *d, struct emu_loaded *l);
 

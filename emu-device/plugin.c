@@ -206,8 +206,8 @@ static int32_t launch(int32_t id, void *entry, void **args, ptrdiff_t *offs,
                  OMPEMU_P(args));
     return OFFLOAD_FAIL;
   }
-  struct exec_stream **q = ai ? (struct exec_stream **)&ai->Queue : NULL;
-  return exec_launch(d->exec, q, entry, args, offs, n, &ctx) == 0
+  return exec_launch(d->exec, emu_queue_of(ai), entry, args, offs, n,
+                     &ctx) == 0
              ? OFFLOAD_SUCCESS
              : OFFLOAD_FAIL;
 }
@@ -242,7 +242,7 @@ EMU_EXPORT int32_t __tgt_rtl_synchronize(int32_t id, __tgt_async_info *ai) {
   struct emu_device *d = emu_device_get(id, "synchronize");
   if (!d || !ai)
     return OFFLOAD_FAIL;
-  return exec_sync(d->exec, (struct exec_stream **)&ai->Queue) == 0
+  return exec_sync(d->exec, emu_queue_of(ai)) == 0
              ? OFFLOAD_SUCCESS
              : OFFLOAD_FAIL;
 }
@@ -260,7 +260,7 @@ EMU_EXPORT int32_t __tgt_rtl_release_async_info(int32_t id,
   struct emu_device *d = emu_device_get(id, "release_async_info");
   if (!d || !ai)
     return OFFLOAD_FAIL;
-  exec_sync(d->exec, (struct exec_stream **)&ai->Queue);
+  exec_sync(d->exec, emu_queue_of(ai));
   free(ai);
   return OFFLOAD_SUCCESS;
 }
@@ -277,8 +277,7 @@ EMU_EXPORT int32_t __tgt_rtl_record_event(int32_t id, void *ev,
   struct emu_device *d = emu_device_get(id, "record_event");
   if (!d || !ev)
     return OFFLOAD_FAIL;
-  return exec_event_record(d->exec, ev,
-                           ai ? (struct exec_stream **)&ai->Queue : NULL) == 0
+  return exec_event_record(d->exec, ev, emu_queue_of(ai)) == 0
              ? OFFLOAD_SUCCESS
              : OFFLOAD_FAIL;
 }
@@ -288,8 +287,7 @@ EMU_EXPORT int32_t __tgt_rtl_wait_event(int32_t id, void *ev,
   struct emu_device *d = emu_device_get(id, "wait_event");
   if (!d || !ev)
     return OFFLOAD_FAIL;
-  return exec_event_wait(d->exec, ev,
-                         ai ? (struct exec_stream **)&ai->Queue : NULL) == 0
+  return exec_event_wait(d->exec, ev, emu_queue_of(ai)) == 0
              ? OFFLOAD_SUCCESS
              : OFFLOAD_FAIL;
 }
