@@ -3,7 +3,7 @@
  * images, host entries), so a test can compare that with the files it
  * wrapped, and whether the unwinder can walk out of the constructor
  * (it needs the wrapper's .eh_frame to get past it).  Built without
- * WITHOUT_IMAGE_INFO it lacks
+ * WITH_IMAGE_INFO it lacks
  * __tgt_register_image_info, like LLVM 14's runtime. */
 #include <execinfo.h>
 #include <stdio.h>
@@ -13,7 +13,7 @@
 
 static const __tgt_bin_desc *registered;
 
-#ifdef WITHOUT_IMAGE_INFO
+#ifdef WITH_IMAGE_INFO
 void __tgt_register_image_info(__tgt_image_info *info) {
   printf("image_info version=%d image=%d of=%d arch=%s\n", info->version,
          info->image_number, info->number_images,

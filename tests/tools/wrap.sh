@@ -95,7 +95,7 @@ check "init/fini arrays point at the ctor/dtor" sh -c "
   sed -n '/rela.fini_array.1/,/^\$/p' rel.txt | grep -q 'R_X86_64_64 .* \.omp_offloading\.descriptor_unreg + 0'"
 
 # Link and run against stub runtimes.
-$CC $CF -shared -fPIC -DWITHOUT_IMAGE_INFO -o libomptarget.so "$S/tests/tools/stubrt.c" &&
+$CC $CF -shared -fPIC -DWITH_IMAGE_INFO -o libomptarget.so "$S/tests/tools/stubrt.c" &&
   mkdir -p old && $CC $CF -shared -fPIC -o old/libomptarget.so "$S/tests/tools/stubrt.c" ||
   { echo "Bail out! cannot build the stub runtimes"; exit 1; }
 # expect FILE: the stub's report for out.o.
