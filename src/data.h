@@ -50,11 +50,14 @@ enum rt_data_kind { RT_DATA_BEGIN, RT_DATA_END, RT_DATA_UPDATE };
 int rt_data_begin(struct rt_op *op, const struct rt_args *a);
 int rt_data_end(struct rt_op *op, const struct rt_args *a);
 int rt_data_update(struct rt_op *op, const struct rt_args *a);
-/* Run user-defined MAPPER on one argument and feed its components to the
- * routine of KIND (mapper.c). */
-int rt_data_mapper(struct rt_op *op, ident_t *loc, void *base, void *begin,
-                   int64_t size, int64_t type, map_var_info_t name,
-                   void *mapper, enum rt_data_kind kind);
+/* The routine of KIND on A (target.c). */
+int rt_data_run(struct rt_op *op, const struct rt_args *a,
+                enum rt_data_kind kind);
+/* Run argument I's user-defined mapper (A->mappers[I]) and feed its
+ * components to the routine of KIND; on failure prints LLVM 14's "Call to
+ * targetData... via targetDataMapper" error (mapper.c). */
+int rt_data_mapper(struct rt_op *op, const struct rt_args *a, int32_t i,
+                   enum rt_data_kind kind);
 
 /* maplist.c: check the MEMBER_OF structure of a list and compute the
  * processing order (every parent before its members, otherwise the given

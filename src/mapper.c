@@ -54,9 +54,12 @@ RT_EXPORT void __tgt_push_mapper_component(void *rt_mapper_handle, void *base,
 typedef void (*mapper_fn)(void *handle, void *base, void *begin, int64_t size,
                           int64_t type, void *name);
 
-int rt_data_mapper(struct rt_op *op, ident_t *loc, void *base, void *begin,
-                   int64_t size, int64_t type, map_var_info_t name,
-                   void *mapper, enum rt_data_kind kind) {
+/* The components of argument I of A through the routine of KIND. */
+static int run_mapper(struct rt_op *op, const struct rt_args *a, int32_t i,
+                      enum rt_data_kind kind) {
+  void *base = a->base[i], *begin = a->begin[i], *mapper = a->mappers[i];
+  int64_t size = a->sizes[i], type = a->types[i];
+  map_var_info_t name = a->names ? a->names[i] : NULL;
   struct mapper_handle h = {0};
   DTRACE(1, "device %d: user-defined mapper " OMPEMU_PTR " for host "
            OMPEMU_PTR " (%ld bytes, type 0x%lx)", RT_DEV_ID(op),
@@ -86,16 +89,25 @@ int rt_data_mapper(struct rt_op *op, ident_t *loc, void *base, void *begin,
     types[i] = h.c[i].type;
     names[i] = h.c[i].name;
   }
-  struct rt_args a = {loc, n, bases, begins, sizes, types, names, NULL, 1};
-  if (kind == RT_DATA_BEGIN)
-    rc = rt_data_begin(op, &a);
-  else if (kind == RT_DATA_END)
-    rc = rt_data_end(op, &a);
-  else
-    rc = rt_data_update(op, &a);
+  struct rt_args comps = {a->loc, n, bases, begins, sizes, types, names, NULL,
+                          1};
+  rc = rt_data_run(op, &comps, kind);
 out:
   free(bases);
   free(sizes);
   free(h.c);
   return rc;
+}
+
+int rt_data_mapper(struct rt_op *op, const struct rt_args *a, int32_t i,
+                   enum rt_data_kind kind) {
+  static const char *const routine[] = {
+      [RT_DATA_BEGIN] = "targetDataBegin",
+      [RT_DATA_END] = "targetDataEnd",
+      [RT_DATA_UPDATE] = "targetDataUpdate"};
+  if (run_mapper(op, a, i, kind) == 0)
+    return 0;
+  rt_err("Call to %s via targetDataMapper for custom mapper failed.",
+         routine[kind]);
+  return -1;
 }

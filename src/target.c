@@ -235,13 +235,8 @@ int rt_data_begin(struct rt_op *op, const struct rt_args *a) {
     if (type & SKIP_TYPES)
       continue;
     if (a->mappers && a->mappers[i]) {
-      if (rt_data_mapper(op, a->loc, a->base[i], a->begin[i], a->sizes[i],
-                         type, a->names ? a->names[i] : NULL, a->mappers[i],
-                         RT_DATA_BEGIN)) {
-        rt_err("Call to targetDataBegin via targetDataMapper for custom "
-               "mapper failed.");
+      if (rt_data_mapper(op, a, i, RT_DATA_BEGIN))
         goto out;
-      }
       continue;
     }
     int padded = ompemu_parent_index(type) < 0 && has_members[i];
@@ -459,13 +454,8 @@ int rt_data_end(struct rt_op *op, const struct rt_args *a) {
     if (type & SKIP_TYPES)
       continue;
     if (a->mappers && a->mappers[i]) {
-      if (rt_data_mapper(op, a->loc, a->base[i], a->begin[i], a->sizes[i],
-                         type, a->names ? a->names[i] : NULL, a->mappers[i],
-                         RT_DATA_END)) {
-        rt_err("Call to targetDataEnd via targetDataMapper for custom mapper "
-               "failed.");
+      if (rt_data_mapper(op, a, i, RT_DATA_END))
         goto out;
-      }
       continue;
     }
     pthread_mutex_lock(&op->d->map_lock);
@@ -491,6 +481,15 @@ out:
   LIST_FREE(has_members);
   LIST_FREE(del);
   return rc;
+}
+
+int rt_data_run(struct rt_op *op, const struct rt_args *a,
+                enum rt_data_kind kind) {
+  if (kind == RT_DATA_BEGIN)
+    return rt_data_begin(op, a);
+  if (kind == RT_DATA_END)
+    return rt_data_end(op, a);
+  return rt_data_update(op, a);
 }
 
 /* ---- exports ---- */
@@ -522,13 +521,7 @@ static void data_construct(enum rt_data_kind kind, const char *what,
   struct rt_args a = {loc, n, base, args, sizes, types, names, mappers, 0};
   struct rt_op op;
   rt_op_init(&op, d);
-  int rc;
-  if (kind == RT_DATA_BEGIN)
-    rc = rt_data_begin(&op, &a);
-  else if (kind == RT_DATA_END)
-    rc = rt_data_end(&op, &a);
-  else
-    rc = rt_data_update(&op, &a);
+  int rc = rt_data_run(&op, &a, kind);
   if (rc == 0)
     rc = rt_op_sync(&op);
   rt_op_fini(&op);

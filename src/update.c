@@ -120,13 +120,8 @@ int rt_data_update(struct rt_op *op, const struct rt_args *a) {
     if (type & (OMP_TGT_MAPTYPE_LITERAL | OMP_TGT_MAPTYPE_PRIVATE))
       continue;
     if (a->mappers && a->mappers[i]) {
-      if (rt_data_mapper(op, a->loc, a->base[i], a->begin[i], a->sizes[i],
-                         type, a->names ? a->names[i] : NULL, a->mappers[i],
-                         RT_DATA_UPDATE)) {
-        rt_err("Call to targetDataUpdate via targetDataMapper for custom "
-               "mapper failed.");
+      if (rt_data_mapper(op, a, i, RT_DATA_UPDATE))
         return -1;
-      }
       continue;
     }
     int rc;
