@@ -3,8 +3,8 @@
  * Hand-off: a command is appended to its worker's list under the worker's
  * mutex; an idle worker watches the atomic POSTED counter, a waiting host
  * the command's STATE word (or its stream's DONE count), each in three
- * phases: a short adaptive spin (see "Adaptive spinning"), then
- * sched_yield until OMPEMU_SPIN_US has passed, then a futex sleep.  On a
+ * phases (exec_wait.c): a short adaptive spin, then sched_yield until
+ * OMPEMU_SPIN_US has passed, then a futex sleep.  On a
  * quiet machine back-to-back launches cost a few cache-line transfers;
  * with more runnable threads than CPUs (many host threads, or other
  * processes) the yields hand the CPU to the thread being waited for
@@ -26,22 +26,18 @@
 #include "config.h"
 #include "exec.h"
 #include "arena.h"
+#include "exec_wait.h"
 #include "envvar.h"
 #include "trace.h"
 
-#include <errno.h>
 #include <sched.h>
 #include <ffi.h>
-#include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
 
 #define MAX_WORKERS 16
 #define CIF_CACHE 64
@@ -76,12 +72,6 @@ struct cmd {
   size_t len;
   struct exec_event *ev;
   uint64_t gen;
-};
-
-/* See "Adaptive spinning" below. */
-struct spin_budget {
-  _Atomic long ns;
-  _Atomic unsigned waits;
 };
 
 /* Laid out so that a hand-off moves one cache line of the queue: the
@@ -170,107 +160,6 @@ static void spare_put(int dev, struct exec_stream *s) {
 
 static ffi_type *ptr_types[CIF_CACHE];
 
-static long futex(_Atomic uint32_t *w, int op, uint32_t val) {
-  return syscall(SYS_futex, (uint32_t *)w, op | FUTEX_PRIVATE_FLAG, val, NULL,
-                 NULL, 0);
-}
-
-static long now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1000000000L + ts.tv_nsec;
-}
-
-static inline void cpu_relax(void) {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#endif
-}
-
-/* Adaptive spinning.  Spinning makes a hand-off cost a cache-line
- * transfer instead of a futex wake-up, but only while both threads have a
- * CPU: on a loaded machine a spinner burns the time slice the other thread
- * needs and the scheduler then penalises it.  So a host waiting for a
- * worker keeps a budget: doubled (up to the OMPEMU_SPIN_US maximum) when a spin succeeds,
- * dropped to 0 when it runs out; every 8th wait probes with at least 2 us
- * so the budget recovers once the machine is quiet again. */
-static long budget_get(struct spin_budget *b, long max) {
-  long ns = atomic_load_explicit(&b->ns, memory_order_relaxed);
-  unsigned k = atomic_fetch_add_explicit(&b->waits, 1, memory_order_relaxed);
-  if ((k & 7) == 0 && ns < 2000)
-    ns = 2000 < max ? 2000 : max;
-  return ns;
-}
-
-static void budget_update(struct spin_budget *b, long used, int ok, long max) {
-  long ns = atomic_load_explicit(&b->ns, memory_order_relaxed);
-  if (ok)
-    ns = ns * 2 + 1000 > max ? max : ns * 2 + 1000;
-  else if (used > 0)
-    ns = 0;
-  atomic_store_explicit(&b->ns, ns, memory_order_relaxed);
-}
-
-/* Spin for up to SPIN_NS until *W != V.  1 if it changed; the time spent
- * in *USED when USED is not NULL. */
-static int spin_while_eq(_Atomic uint32_t *w, uint32_t v, long spin_ns,
-                         long *used) {
-  if (used)
-    *used = 0;
-  if (spin_ns <= 0)
-    return atomic_load(w) != v;
-  long start = 0, t = 0;
-  for (unsigned i = 0;; i++) {
-    if (atomic_load_explicit(w, memory_order_acquire) != v) {
-      if (used && start)
-        *used = now_ns() - start;
-      return 1;
-    }
-    cpu_relax();
-    if ((i & 31) == 31) {
-      t = now_ns();
-      if (!start)
-        start = t;
-      else if (t - start > spin_ns) {
-        if (used)
-          *used = t - start;
-        return 0;
-      }
-    }
-  }
-}
-
-/* The same with the adaptive budget B (maximum MAX).  With FAST_NS > 0 a
- * spin that succeeds only after FAST_NS counts as a failure: a host that
- * waited that long had better slept, leaving its CPU to the worker. */
-static int spin_adaptive(struct spin_budget *b, long max, long fast_ns,
-                         _Atomic uint32_t *w, uint32_t v) {
-  if (max <= 0)
-    return atomic_load(w) != v;
-  long ns = budget_get(b, max), used;
-  int ok = spin_while_eq(w, v, ns, &used);
-  budget_update(b, ns, ok && (fast_ns <= 0 || used < fast_ns), max);
-  return ok;
-}
-
-/* Then yield the CPU until *W != V, for up to NS: with more runnable
- * threads than CPUs (8 host threads launching on 2 cores, or other
- * processes) this lets the thread we wait for run at once, on this CPU,
- * without the cross-CPU wake-up a futex costs; alone on its CPU, a yield
- * returns at once and this is a spin.  1 if *W changed. */
-static int yield_while_eq(_Atomic uint32_t *w, uint32_t v, long ns) {
-  if (ns <= 0)
-    return atomic_load(w) != v;
-  long start = now_ns();
-  for (unsigned i = 1;; i++) {
-    if (atomic_load_explicit(w, memory_order_acquire) != v)
-      return 1;
-    sched_yield();
-    if ((i & 7) == 0 && now_ns() - start > ns)
-      return atomic_load(w) != v;
-  }
-}
-
 /* A host spins at most FAST_NS: beyond that a futex sleep costs less than
  * the CPU time a spinning host takes from the worker on a busy machine. */
 static long host_max(const struct exec_device *d) {
@@ -306,7 +195,7 @@ static void push(struct worker *w, struct cmd *c) {
   pthread_mutex_unlock(&w->lock);
   atomic_fetch_add(&w->posted, 1);
   if (atomic_load(&w->sleeping))
-    futex(&w->posted, FUTEX_WAKE, 1);
+    wait_futex(&w->posted, FUTEX_WAKE, 1);
 }
 
 static struct cmd *pop(struct worker *w) {
@@ -326,20 +215,20 @@ static struct cmd *pop(struct worker *w) {
 
 /* Wait on the host until *ST, a command of worker W, is ST_DONE. */
 static void wait_done(struct worker *w, _Atomic uint32_t *st) {
-  if (spin_adaptive(&w->host_spin, host_max(w->d), FAST_NS, st, ST_PENDING))
+  if (wait_spin(&w->host_spin, host_max(w->d), FAST_NS, st, ST_PENDING))
     return;
   uint32_t exp = ST_PENDING;
-  if (yield_while_eq(st, ST_PENDING, w->d->opt.spin_ns))
+  if (wait_yield(st, ST_PENDING, w->d->opt.spin_ns))
     return;
   if (!atomic_compare_exchange_strong(st, &exp, ST_SLEEPING))
     return; /* became ST_DONE */
   while (atomic_load(st) != ST_DONE)
-    futex(st, FUTEX_WAIT, ST_SLEEPING);
+    wait_futex(st, FUTEX_WAIT, ST_SLEEPING);
 }
 
 static void complete(struct cmd *c) {
   if (atomic_exchange(&c->state, ST_DONE) == ST_SLEEPING)
-    futex(&c->state, FUTEX_WAKE, 1); /* C may be dead memory: no access */
+    wait_futex(&c->state, FUTEX_WAKE, 1); /* C may be dead memory: no access */
 }
 
 /* ---------------------------------------------------------------- events */
@@ -478,12 +367,12 @@ static void *worker_main(void *arg) {
      * only took CPU time from the thread that would post), then yields
      * for the rest of OMPEMU_SPIN_US before it sleeps: a worker that
      * slept makes the host's next wait a futex round trip. */
-    if (spin_adaptive(&w->idle_spin, host_max(w->d), 0, &w->posted, v) ||
-        yield_while_eq(&w->posted, v, spin))
+    if (wait_spin(&w->idle_spin, host_max(w->d), 0, &w->posted, v) ||
+        wait_yield(&w->posted, v, spin))
       continue;
     atomic_store(&w->sleeping, 1);
     if (atomic_load(&w->posted) == v && !atomic_load(&w->stop))
-      futex(&w->posted, FUTEX_WAIT, v);
+      wait_futex(&w->posted, FUTEX_WAIT, v);
     atomic_store(&w->sleeping, 0);
   }
   return NULL;
@@ -542,7 +431,7 @@ void exec_device_destroy(struct exec_device *d) {
     struct worker *w = &d->w[i];
     atomic_store(&w->stop, 1);
     atomic_fetch_add(&w->posted, 1);
-    futex(&w->posted, FUTEX_WAKE, 1);
+    wait_futex(&w->posted, FUTEX_WAKE, 1);
     pthread_join(w->th, NULL);
     pthread_mutex_destroy(&w->lock);
   }
@@ -710,25 +599,25 @@ int exec_drain(struct exec_device *d, struct exec_stream **sp) {
    * budget) before queueing a marker to sleep on. */
   if (exec_pending(s) && d->opt.spin_ns > 0) {
     struct worker *w = s->w;
-    long ns = budget_get(&w->host_spin, host_max(d)), start = 0, t = 0;
+    long ns = wait_budget_get(&w->host_spin, host_max(d)), start = 0, t = 0;
     for (unsigned i = 0; exec_pending(s); i++) {
-      cpu_relax();
+      wait_relax();
       if ((i & 31) == 31) {
-        t = now_ns();
+        t = wait_now_ns();
         if (!start)
           start = t;
         else if (t - start > ns)
           break;
       }
     }
-    budget_update(&w->host_spin, ns, !exec_pending(s) && t - start < FAST_NS,
+    wait_budget_update(&w->host_spin, ns, !exec_pending(s) && t - start < FAST_NS,
                   host_max(d));
   }
   if (exec_pending(s) && d->opt.spin_ns > 0) {
-    long start = now_ns();
+    long start = wait_now_ns();
     for (unsigned i = 1; exec_pending(s); i++) {
       sched_yield();
-      if ((i & 7) == 0 && now_ns() - start > d->opt.spin_ns)
+      if ((i & 7) == 0 && wait_now_ns() - start > d->opt.spin_ns)
         break;
     }
   }

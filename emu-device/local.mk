@@ -6,6 +6,7 @@ include emu-device/loader.mk
 libomptarget_rtl_emu_la_SOURCES = $(emu_loader_sources) \
 	emu-device/arena.c emu-device/arena.h \
 	emu-device/exec.c emu-device/exec.h \
+	emu-device/exec_wait.c emu-device/exec_wait.h \
 	emu-device/devicertl.c emu-device/devicertl.h \
 	emu-device/emu.h emu-device/device.c emu-device/data.c \
 	emu-device/plugin.c emu-device/fptr.c

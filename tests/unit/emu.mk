@@ -15,7 +15,7 @@ tests_unit_test_arena_CFLAGS = $(emu_unit_cflags)
 tests_unit_test_arena_LDADD = $(emu_unit_ldadd)
 
 tests_unit_test_exec_SOURCES = tests/unit/test_exec.c emu-device/exec.c \
-	emu-device/devicertl.c
+	emu-device/exec_wait.c emu-device/devicertl.c
 tests_unit_test_exec_CFLAGS = $(emu_unit_cflags)
 tests_unit_test_exec_LDADD = $(emu_unit_ldadd)
 
@@ -26,7 +26,7 @@ tests_unit_test_devicertl_LDADD = $(emu_unit_ldadd)
 
 tests_unit_test_plugin_SOURCES = tests/unit/test_plugin.c \
 	tests/unit/fake_loader.c tests/unit/fake_loader.h emu-device/arena.c emu-device/exec.c \
-	emu-device/devicertl.c emu-device/device.c emu-device/data.c \
+	emu-device/exec_wait.c emu-device/devicertl.c emu-device/device.c emu-device/data.c \
 	emu-device/plugin.c emu-device/fptr.c
 tests_unit_test_plugin_CFLAGS = $(emu_unit_cflags)
 tests_unit_test_plugin_LDADD = $(emu_unit_ldadd)
