@@ -94,15 +94,19 @@ report "Fortran descriptors, parent first, on the cuda plugin" $?
 on_cuda ./desc member-first && step grep -q "cuLaunchKernel" desc.fake
 report "Fortran descriptors, member first, on the cuda plugin" $?
 
-# Declare target indirect: the fptr programs of tests/lowered/fptr.
+# Declare target indirect: the fptr programs of tests/lowered/fptr, their
+# range checks set to the fake's layout: tables in device k's memory
+# (0x5c0000000000 + k * 0x10000000000), device functions inside a module
+# the fake loaded (a copy named fake-cuda-module-*).
 fptr_build() { # OUT N ORDER
   step sh "$F/gen.sh" "$2" f "$3" . &&
     step "$CC" -O1 -g -I"$S/include" -shared -fPIC -DKP=fk_ "$F/device_kernels.c" \
       f_funcs.c f_entries.c -o "dev_$1.so" -lpthread &&
     step "$IMG" --sm=70 "dev_$1.so" "dev_$1.cubin" &&
     step "$B/ompemu-wrap" -o "dev_$1.o" --offload-arch=sm_70 "dev_$1.cubin" &&
-    step "$CC" -O1 -g -I"$S/include" -DKP=fk_ "$S/tests/fake-cuda/fptr_cuda.c" "$F/host_kernels.c" \
-      f_funcs.c f_entries.c "dev_$1.o" $LIBS -ldl -o "$1"
+    step "$CC" -O1 -g -D_GNU_SOURCE -I"$S/include" -DKP=fk_ -DDATA_BASE=0x5c0000000000ULL \
+      -DSTRIDE=0x010000000000ULL -DCODE_FILE='"fake-cuda-module-"' "$F/fptr_main.c" \
+      "$F/host_kernels.c" f_funcs.c f_entries.c "dev_$1.o" $LIBS -ldl -o "$1"
 }
 : >"$log"
 fptr_build fptr3 3 mix && on_cuda ./fptr3 basic &&
@@ -111,7 +115,7 @@ fptr_build fptr3 3 mix && on_cuda ./fptr3 basic &&
   step grep -q "__kmpc_target_translate_fptr module=.*(table 0x00005c00.*, 3 entries)" fptr3.fake
 report "fptr table: set through cuModuleGetGlobal + copies, translation on the device" $?
 : >"$log"
-fptr_build fptr100 100 rev && on_cuda ./fptr100 threads
+fptr_build fptr100 100 rev && on_cuda ./fptr100 basic && on_cuda ./fptr100 threads
 report "fptr table: 100 functions, translated from 8 device threads" $?
 : >"$log"
 FAKE_CUDA_NUM_DEVICES=2 && export FAKE_CUDA_NUM_DEVICES && on_cuda ./fptr3 devices

@@ -24,7 +24,7 @@ tests_fake_cuda_libfcdev_la_LDFLAGS = -module -shared -avoid-version -rpath /now
 
 check_PROGRAMS += tests/fake-cuda/test_cuda_plugin tests/fake-cuda/fake-cuda-image
 TESTS += tests/fake-cuda/test_cuda_plugin tests/fake-cuda/e2e.sh
-EXTRA_DIST += tests/fake-cuda/e2e.sh tests/fake-cuda/fptr_cuda.c
+EXTRA_DIST += tests/fake-cuda/e2e.sh
 tests_fake_cuda_test_cuda_plugin_SOURCES = tests/fake-cuda/test_cuda_plugin.c \
 	tests/fake-cuda/fake_cuda.h
 tests_fake_cuda_test_cuda_plugin_CPPFLAGS = $(AM_CPPFLAGS) \
