@@ -46,6 +46,18 @@ static int launch(void *region, CFI_cdesc_t *d, size_t dsize, size_t bytes,
                              types, NULL, NULL);
 }
 
+/* An array-pointer descriptor of RANK doubles at BASE (DSIZE bytes of
+ * storage, zeroed first); the caller sets the dims. */
+static void init_desc(CFI_cdesc_t *d, size_t dsize, void *base, int rank) {
+  memset(d, 0, dsize);
+  d->base_addr = base;
+  d->elem_len = sizeof(double);
+  d->version = CFI_VERSION;
+  d->rank = (CFI_rank_t)rank;
+  d->attribute = CFI_attribute_pointer;
+  d->type = CFI_type_double;
+}
+
 static void set_dim(CFI_dim_t *dim, CFI_index_t extent, CFI_index_t sm) {
   dim->lower_bound = 1; /* Fortran default */
   dim->extent = extent;
@@ -60,13 +72,7 @@ int main(int argc, char **argv) {
   for (int i = 0; i < 16; i++)
     v1[i] = i;
   CFI_CDESC_T(1) d1;
-  memset(&d1, 0, sizeof(d1));
-  d1.base_addr = v1;
-  d1.elem_len = sizeof(double);
-  d1.version = CFI_VERSION;
-  d1.rank = 1;
-  d1.attribute = CFI_attribute_pointer;
-  d1.type = CFI_type_double;
+  init_desc((CFI_cdesc_t *)&d1, sizeof(d1), v1, 1);
   set_dim(&d1.dim[0], 16, sizeof(double));
   long seen[2] = {0, 0};
   int rc = launch((void *)&__omp_offloading_lowered_desc_r1_region_id,
@@ -90,13 +96,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < 4; i++)
       v2[j][i] = 100 * j + i;
   CFI_CDESC_T(2) d2;
-  memset(&d2, 0, sizeof(d2));
-  d2.base_addr = v2;
-  d2.elem_len = sizeof(double);
-  d2.version = CFI_VERSION;
-  d2.rank = 2;
-  d2.attribute = CFI_attribute_pointer;
-  d2.type = CFI_type_double;
+  init_desc((CFI_cdesc_t *)&d2, sizeof(d2), v2, 2);
   set_dim(&d2.dim[0], 4, sizeof(double));
   set_dim(&d2.dim[1], 6, 4 * sizeof(double));
   seen[0] = seen[1] = 0;
