@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 struct map_entry;
 
@@ -112,6 +113,19 @@ void rt_dump_tables(ident_t *loc);
   do {                                                                         \
     if (OMPEMU_TRACE_ON(level))                                                \
       RT_TRACE((level), __VA_ARGS__);                                          \
+  } while (0)
+
+/* Per-argument arrays: lists up to SMALL_LIST long live on the stack
+ * (launch latency), longer ones are malloc'ed (NAME is NULL when out of
+ * memory).  LIST_FREE(NAME) frees what LIST_BUF allocated. */
+#define SMALL_LIST 32
+#define LIST_BUF(type, name, n)                                                \
+  type name##_small[SMALL_LIST];                                               \
+  type *name = (n) <= SMALL_LIST ? name##_small : malloc((size_t)(n) * sizeof(type))
+#define LIST_FREE(name)                                                        \
+  do {                                                                         \
+    if (name != name##_small)                                                  \
+      free(name);                                                              \
   } while (0)
 
 /* Device id for messages. */

@@ -157,19 +157,13 @@ static int run_target(struct rt_op *op, void *host_ptr, const struct rt_args *a,
            OMPEMU_P(host_ptr));
     return -1;
   }
-  size_t n = a->n > 0 ? (size_t)a->n : 1;
-  struct kargs k = {0};
-  /* Small argument lists (the usual case) live on the stack. */
-  void *args_small[16], *priv_small[16];
-  ptrdiff_t offs_small[16];
-  int pos_small[16];
-  int small = n <= 16;
-  k.args = small ? args_small : malloc(n * sizeof(void *));
-  k.offs = small ? offs_small : malloc(n * sizeof(ptrdiff_t));
-  k.pos = small ? pos_small : malloc(n * sizeof(int));
-  k.priv = small ? priv_small : malloc(n * sizeof(void *));
+  LIST_BUF(void *, args, a->n);
+  LIST_BUF(ptrdiff_t, offs, a->n);
+  LIST_BUF(int, pos, a->n);
+  LIST_BUF(void *, priv, a->n);
+  struct kargs k = {.args = args, .offs = offs, .pos = pos, .priv = priv};
   int rc = -1;
-  if (!k.args || !k.offs || !k.pos || !k.priv) {
+  if (!args || !offs || !pos || !priv) {
     rt_err("out of memory launching " OMPEMU_PTR, OMPEMU_P(host_ptr));
     goto out;
   }
@@ -230,12 +224,10 @@ out:
       rc = -1;
     }
   }
-  if (!small) {
-    free(k.args);
-    free(k.offs);
-    free(k.pos);
-    free(k.priv);
-  }
+  LIST_FREE(args);
+  LIST_FREE(offs);
+  LIST_FREE(pos);
+  LIST_FREE(priv);
   return rc;
 }
 

@@ -13,16 +13,6 @@
 #include <string.h>
 
 #define SKIP_TYPES (OMP_TGT_MAPTYPE_LITERAL | OMP_TGT_MAPTYPE_PRIVATE)
-/* Lists up to this long use stack buffers (launch latency). */
-#define SMALL_LIST 32
-#define LIST_BUF(type, name, n)                                                \
-  type name##_small[SMALL_LIST];                                               \
-  type *name = (n) <= SMALL_LIST ? name##_small : malloc((size_t)(n) * sizeof(type))
-#define LIST_FREE(name)                                                        \
-  do {                                                                         \
-    if (name != name##_small)                                                  \
-      free(name);                                                              \
-  } while (0)
 
 int rt_usm(void) {
   return (rt_state.requires_flags & OMP_REQ_UNIFIED_SHARED_MEMORY) != 0;

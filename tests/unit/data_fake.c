@@ -46,7 +46,7 @@ static void record(void *entry, void **args, ptrdiff_t *offs, int32_t n) {
   (void)entry;
   fake_last.count++;
   fake_last.nargs = n;
-  for (int32_t i = 0; i < n && i < 32; i++) {
+  for (int32_t i = 0; i < n && i < 64; i++) {
     fake_last.args[i] = args[i];
     fake_last.offs[i] = offs[i];
   }

@@ -20,8 +20,8 @@ struct fake_launch {
   int count;
   int team;
   int32_t nargs;
-  void *args[32];
-  ptrdiff_t offs[32];
+  void *args[64];
+  ptrdiff_t offs[64];
   int32_t num_teams, thread_limit;
   uint64_t tripcount;
 };

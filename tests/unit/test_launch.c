@@ -76,6 +76,47 @@ static void test_kernel_args(void **state) {
   assert_int_equal(fake_last.count, 3);
 }
 
+/* More arguments than the runtime keeps on the stack (SMALL_LIST): the
+ * per-argument arrays come from the heap, and every argument still
+ * arrives. */
+static void test_many_args(void **state) {
+  (void)state;
+  enum { N = 40 };
+  void *base[N], *args[N];
+  int64_t sizes[N], types[N];
+  for (int i = 0; i < N - 2; i++) {
+    base[i] = args[i] = (void *)(intptr_t)(100 + i);
+    sizes[i] = 4;
+    types[i] = 0x120; /* LITERAL|TARGET_PARAM */
+  }
+  int fp = 5;
+  double arr[8] = {0};
+  base[N - 2] = args[N - 2] = &fp;
+  sizes[N - 2] = sizeof fp;
+  types[N - 2] = 0xa1; /* PRIVATE|TO|TARGET_PARAM */
+  base[N - 1] = arr;
+  args[N - 1] = &arr[3];
+  sizes[N - 1] = 2 * sizeof(double);
+  types[N - 1] = 0x23; /* TO|FROM|TARGET_PARAM */
+  int rc = __tgt_target_mapper(NULL, 0, &fake_kernel_host_id, N, base, args,
+                               sizes, types, NULL, NULL);
+  assert_int_equal(rc, 0);
+  assert_int_equal(fake_last.nargs, N);
+  for (int i = 0; i < N - 2; i++) {
+    assert_ptr_equal(fake_last.args[i], (void *)(intptr_t)(100 + i));
+    assert_int_equal(fake_last.offs[i], 0);
+  }
+  assert_non_null(fake_last.args[N - 2]);
+  assert_true(fake_last.args[N - 2] != (void *)&fp);
+  assert_int_equal(fake_last.offs[N - 2], 0);
+  assert_non_null(fake_last.args[N - 1]);
+  assert_true(fake_last.args[N - 1] != (void *)&arr[3]);
+  assert_int_equal(fake_last.offs[N - 1], -3 * (ptrdiff_t)sizeof(double));
+  assert_int_equal(fake_dev.maps ? fake_dev.maps->count : 0, 0);
+  assert_int_equal(fake_allocs, 2); /* the private buffer and the array */
+  assert_int_equal(fake_frees, 2);
+}
+
 static void test_launch_errors(void **state) {
   (void)state;
   char other;
@@ -270,6 +311,7 @@ static void test_api(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup(test_kernel_args, setup),
+      cmocka_unit_test_setup(test_many_args, setup),
       cmocka_unit_test_setup(test_launch_errors, setup),
       cmocka_unit_test_setup(test_lambda_capture, setup),
       cmocka_unit_test_setup(test_mapper, setup),
