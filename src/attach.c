@@ -13,10 +13,6 @@
 
 #include <string.h>
 
-static const char *ename(const char *name, char *buf, size_t len) {
-  return rt_name_str(name, buf, len);
-}
-
 int rt_copy_to(struct rt_op *op, struct map_entry *e, uintptr_t hst,
                uintptr_t tgt, int64_t size, const char *name) {
   char nm[256];
@@ -25,11 +21,11 @@ int rt_copy_to(struct rt_op *op, struct map_entry *e, uintptr_t hst,
                 "Copying data from host to device, HstPtr=" OMPEMU_PTR
                 ", TgtPtr=" OMPEMU_PTR ", Size=%ld, Name=%s",
                 OMPEMU_P(hst), OMPEMU_P(tgt), (long)size,
-                ename(name, nm, sizeof nm));
+                rt_name_str(name, nm, sizeof nm));
   DTRACE(1, "device %d: copy to device host [" OMPEMU_PTR ", " OMPEMU_PTR
            ") -> " OMPEMU_PTR " (%ld bytes, %s)", RT_DEV_ID(op), OMPEMU_P(hst),
            OMPEMU_P(hst + (uintptr_t)size), OMPEMU_P(tgt), (long)size,
-           ename(name, nm, sizeof nm));
+           rt_name_str(name, nm, sizeof nm));
   if (rt_dev_submit(op->d, (void *)tgt, (void *)hst, size, &op->async)) {
     rt_err("Copying data to device failed.");
     return -1;
@@ -48,11 +44,11 @@ int rt_copy_from(struct rt_op *op, struct map_entry *e, uintptr_t hst,
                 "Copying data from device to host, TgtPtr=" OMPEMU_PTR
                 ", HstPtr=" OMPEMU_PTR ", Size=%ld, Name=%s",
                 OMPEMU_P(tgt), OMPEMU_P(hst), (long)size,
-                ename(name, nm, sizeof nm));
+                rt_name_str(name, nm, sizeof nm));
   DTRACE(1, "device %d: copy to host " OMPEMU_PTR " -> host [" OMPEMU_PTR
            ", " OMPEMU_PTR ") (%ld bytes, %s)", RT_DEV_ID(op), OMPEMU_P(tgt),
            OMPEMU_P(hst), OMPEMU_P(hst + (uintptr_t)size), (long)size,
-           ename(name, nm, sizeof nm));
+           rt_name_str(name, nm, sizeof nm));
   if (rt_dev_retrieve(op->d, (void *)hst, (void *)tgt, size, &op->async)) {
     rt_err("Copying data from device failed.");
     return -1;
@@ -76,7 +72,7 @@ static int put_ptr(struct rt_op *op, uintptr_t tgt_addr, uintptr_t val,
                 "Copying data from host to device, HstPtr=" OMPEMU_PTR
                 ", TgtPtr=" OMPEMU_PTR ", Size=%ld, Name=%s",
                 OMPEMU_P(slot), OMPEMU_P(tgt_addr), (long)sizeof(void *),
-                ename(name, nm, sizeof nm));
+                rt_name_str(name, nm, sizeof nm));
   if (rt_dev_submit(op->d, (void *)tgt_addr, slot, sizeof(void *),
                     &op->async)) {
     rt_err("Copying data to device failed.");
