@@ -5,6 +5,7 @@
 #include "config.h"
 #include "cuda_rtl.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 static const char *kind_name(int32_t kind) {
@@ -99,78 +100,63 @@ CU_EXPORT int32_t __tgt_rtl_data_delete(int32_t id, void *tgt) {
              ? OFFLOAD_FAIL : OFFLOAD_SUCCESS;
 }
 
-CU_EXPORT int32_t __tgt_rtl_data_submit(int32_t id, void *tgt, void *hst,
-                                        int64_t size) {
-  struct cu_device *d = cu_enter(id, "data_submit");
+/* Copy SIZE bytes between host HST and device TGT of ID (TO_DEV: host to
+ * device), on AI's stream (NULL: synchronously).  WHAT names the entry. */
+static int32_t host_copy(int32_t id, void *hst, void *tgt, int64_t size,
+                         int to_dev, __tgt_async_info *ai, const char *what) {
+  struct cu_device *d = cu_enter(id, what);
   if (!d)
     return OFFLOAD_FAIL;
   if (size <= 0)
     return OFFLOAD_SUCCESS;
-  CUresult r = cu.cuMemcpyHtoD((CUdeviceptr)(uintptr_t)tgt, hst, (size_t)size);
-  return cu_check(r, "cuMemcpyHtoD", id,
-                  "host [0x%016lx..0x%016lx) to device [0x%016lx..0x%016lx)",
-                  OMPEMU_P(hst), OMPEMU_P((char *)hst + size), OMPEMU_P(tgt),
-                  OMPEMU_P((char *)tgt + size)) ? OFFLOAD_FAIL : OFFLOAD_SUCCESS;
+  CUstream s = ai ? cu_queue(d, id, ai) : NULL;
+  if (ai && !s)
+    return OFFLOAD_FAIL;
+  CUdeviceptr dp = (CUdeviceptr)(uintptr_t)tgt;
+  size_t n = (size_t)size;
+  CUresult r;
+  const char *call;
+  if (to_dev) {
+    call = ai ? "cuMemcpyHtoDAsync" : "cuMemcpyHtoD";
+    r = ai ? cu.cuMemcpyHtoDAsync(dp, hst, n, s) : cu.cuMemcpyHtoD(dp, hst, n);
+  } else {
+    call = ai ? "cuMemcpyDtoHAsync" : "cuMemcpyDtoH";
+    r = ai ? cu.cuMemcpyDtoHAsync(hst, dp, n, s) : cu.cuMemcpyDtoH(hst, dp, n);
+  }
+  if (r == CUDA_SUCCESS)
+    return OFFLOAD_SUCCESS;
+  char *from = to_dev ? hst : tgt, *to = to_dev ? tgt : hst;
+  char on[48] = "";
+  if (ai)
+    snprintf(on, sizeof on, " on stream 0x%016lx", OMPEMU_P(s));
+  cu_check(r, call, id, "%s [0x%016lx..0x%016lx) to %s [0x%016lx..0x%016lx)%s",
+           to_dev ? "host" : "device", OMPEMU_P(from), OMPEMU_P(from + size),
+           to_dev ? "device" : "host", OMPEMU_P(to), OMPEMU_P(to + size), on);
+  return OFFLOAD_FAIL;
+}
+
+CU_EXPORT int32_t __tgt_rtl_data_submit(int32_t id, void *tgt, void *hst,
+                                        int64_t size) {
+  return host_copy(id, hst, tgt, size, 1, NULL, "data_submit");
 }
 
 CU_EXPORT int32_t __tgt_rtl_data_retrieve(int32_t id, void *hst, void *tgt,
                                           int64_t size) {
-  struct cu_device *d = cu_enter(id, "data_retrieve");
-  if (!d)
-    return OFFLOAD_FAIL;
-  if (size <= 0)
-    return OFFLOAD_SUCCESS;
-  CUresult r = cu.cuMemcpyDtoH(hst, (CUdeviceptr)(uintptr_t)tgt, (size_t)size);
-  return cu_check(r, "cuMemcpyDtoH", id,
-                  "device [0x%016lx..0x%016lx) to host [0x%016lx..0x%016lx)",
-                  OMPEMU_P(tgt), OMPEMU_P((char *)tgt + size), OMPEMU_P(hst),
-                  OMPEMU_P((char *)hst + size)) ? OFFLOAD_FAIL : OFFLOAD_SUCCESS;
+  return host_copy(id, hst, tgt, size, 0, NULL, "data_retrieve");
 }
 
 CU_EXPORT int32_t __tgt_rtl_data_submit_async(int32_t id, void *tgt, void *hst,
                                               int64_t size,
                                               __tgt_async_info *ai) {
-  if (!ai)
-    return __tgt_rtl_data_submit(id, tgt, hst, size);
-  struct cu_device *d = cu_enter(id, "data_submit_async");
-  if (!d)
-    return OFFLOAD_FAIL;
-  if (size <= 0)
-    return OFFLOAD_SUCCESS;
-  CUstream s = cu_queue(d, id, ai);
-  if (!s)
-    return OFFLOAD_FAIL;
-  CUresult r = cu.cuMemcpyHtoDAsync((CUdeviceptr)(uintptr_t)tgt, hst,
-                                    (size_t)size, s);
-  return cu_check(r, "cuMemcpyHtoDAsync", id,
-                  "host [0x%016lx..0x%016lx) to device [0x%016lx..0x%016lx) "
-                  "on stream 0x%016lx", OMPEMU_P(hst),
-                  OMPEMU_P((char *)hst + size), OMPEMU_P(tgt),
-                  OMPEMU_P((char *)tgt + size), OMPEMU_P(s))
-             ? OFFLOAD_FAIL : OFFLOAD_SUCCESS;
+  return host_copy(id, hst, tgt, size, 1, ai,
+                   ai ? "data_submit_async" : "data_submit");
 }
 
 CU_EXPORT int32_t __tgt_rtl_data_retrieve_async(int32_t id, void *hst,
                                                 void *tgt, int64_t size,
                                                 __tgt_async_info *ai) {
-  if (!ai)
-    return __tgt_rtl_data_retrieve(id, hst, tgt, size);
-  struct cu_device *d = cu_enter(id, "data_retrieve_async");
-  if (!d)
-    return OFFLOAD_FAIL;
-  if (size <= 0)
-    return OFFLOAD_SUCCESS;
-  CUstream s = cu_queue(d, id, ai);
-  if (!s)
-    return OFFLOAD_FAIL;
-  CUresult r = cu.cuMemcpyDtoHAsync(hst, (CUdeviceptr)(uintptr_t)tgt,
-                                    (size_t)size, s);
-  return cu_check(r, "cuMemcpyDtoHAsync", id,
-                  "device [0x%016lx..0x%016lx) to host [0x%016lx..0x%016lx) "
-                  "on stream 0x%016lx", OMPEMU_P(tgt),
-                  OMPEMU_P((char *)tgt + size), OMPEMU_P(hst),
-                  OMPEMU_P((char *)hst + size), OMPEMU_P(s))
-             ? OFFLOAD_FAIL : OFFLOAD_SUCCESS;
+  return host_copy(id, hst, tgt, size, 0, ai,
+                   ai ? "data_retrieve_async" : "data_retrieve");
 }
 
 CU_EXPORT int32_t __tgt_rtl_is_data_exchangable(int32_t src, int32_t dst) {
