@@ -19,11 +19,15 @@ struct map_entry;
 /* One construct's transfers on one device: the async queue (used when the
  * plugin has async entry points and synchronize) and stable storage for
  * pointer values submitted from the stack (attached pointers), released
- * after the final synchronize. */
+ * after the final synchronize.  The first RT_OP_SLOTS values live in the
+ * rt_op itself (no allocation for the usual construct), more in chunks. */
+#define RT_OP_SLOTS 8
 struct rt_slots;
 struct rt_op {
   struct rt_device *d;
   __tgt_async_info async;
+  int nslots; /* used of first_slots */
+  uintptr_t first_slots[RT_OP_SLOTS];
   struct rt_slots *slots;
 };
 void rt_op_init(struct rt_op *op, struct rt_device *d);

@@ -73,6 +73,8 @@ void rt_op_init(struct rt_op *op, struct rt_device *d) {
 }
 
 uintptr_t *rt_op_slot(struct rt_op *op) {
+  if (op->nslots < RT_OP_SLOTS)
+    return &op->first_slots[op->nslots++];
   if (!op->slots || op->slots->used == SLOTS_PER_CHUNK) {
     struct rt_slots *s = calloc(1, sizeof *s);
     if (!s)

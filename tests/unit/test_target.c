@@ -175,6 +175,47 @@ static void test_struct_ptr_and_obj(void **state) {
   assert_int_equal(live(), 0);
 }
 
+/* Twelve pointers attached in one construct: more than the rt_op keeps
+ * in itself (RT_OP_SLOTS), so the later device pointer values come from
+ * the overflow chunks; every one must arrive and stay valid until the
+ * copies are done. */
+static void test_many_attached(void **state) {
+  (void)state;
+  enum { K = 12 };
+  struct T {
+    double *p[K];
+  } t;
+  double data[K][2];
+  for (int k = 0; k < K; k++) {
+    data[k][0] = k;
+    data[k][1] = -k;
+    t.p[k] = data[k];
+  }
+  struct ml m = {0};
+  add(&m, &t, &t, sizeof t, PARAM);
+  add(&m, &t, &t, sizeof t, MOF(0) | TO | FROM);
+  for (int k = 0; k < K; k++)
+    add(&m, &t.p[k], data[k], sizeof data[k], MOF(0) | PAO | TO | FROM);
+  begin_(&m);
+  assert_int_equal(fake_outcome_fail, 0);
+  struct T *dt = dev_addr(&t);
+  assert_non_null(dt);
+  for (int k = 0; k < K; k++) {
+    double *dd = dev_addr(data[k]);
+    assert_non_null(dd);
+    assert_ptr_equal(dt->p[k], dd);
+    assert_true(dd[0] == k && dd[1] == -k);
+    assert_ptr_equal(t.p[k], data[k]);
+    dt->p[k][1] = 100 + k;
+  }
+  end_(&m);
+  for (int k = 0; k < K; k++) {
+    assert_ptr_equal(t.p[k], data[k]);
+    assert_true(data[k][1] == 100 + k);
+  }
+  assert_int_equal(live(), 0);
+}
+
 /* declare target link: the device reference pointer is the link global's
  * (NULL) until the variable is mapped, then the device copy, then NULL
  * again; a struct's attached pointer is detached (NULL on the device) when
@@ -552,6 +593,7 @@ int main(void) {
       cmocka_unit_test_setup(test_refcount_notes, setup),
       cmocka_unit_test_setup(test_delete_and_always, setup),
       cmocka_unit_test_setup(test_hold, setup),
+      cmocka_unit_test_setup(test_many_attached, setup),
       cmocka_unit_test_setup(test_struct_ptr_and_obj, setup),
       cmocka_unit_test_setup(test_link_and_detach, setup),
       cmocka_unit_test_setup(test_descriptors, setup),
