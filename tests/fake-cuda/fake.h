@@ -1,7 +1,10 @@
 /* Internals of the CUDA driver test double (libcuda.so.1 for tests only).
- * One recursive mutex, fake_lock, protects all of its state (lists, stream
- * queues, the allocator, the log).  Kernels and copies run without it:
- * device code may start threads that call back into the fake. */
+ * One mutex, fake_lock, protects all of its state (lists, stream queues,
+ * the allocator, the log).  It is held only for those updates, never while
+ * calling out: kernels and copies run without it, since device code may
+ * start threads that call back into the fake (__kmpc_target_translate_fptr)
+ * while the kernel waits for them.  It is not recursive, so taking it twice
+ * on one thread deadlocks at once instead of only under load. */
 #ifndef FAKE_CUDA_INTERNAL_H
 #define FAKE_CUDA_INTERNAL_H
 

@@ -19,7 +19,7 @@
 #include <string.h>
 
 struct fake_state fake;
-pthread_mutex_t fake_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+pthread_mutex_t fake_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static char *log_buf;
 static size_t log_len, log_cap;
@@ -196,17 +196,23 @@ CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice d) {
   if (d < 0 || d >= fake.ndev)
     return CUDA_ERROR_INVALID_DEVICE;
   pthread_mutex_lock(&fake_lock);
-  fake.ctx[d].refs++;
+  int refs = ++fake.ctx[d].refs;
   pthread_mutex_unlock(&fake_lock);
   *pctx = (CUcontext)&fake.ctx[d];
-  fake_log("cuDevicePrimaryCtxRetain dev=%d refs=%d", d, fake.ctx[d].refs);
+  fake_log("cuDevicePrimaryCtxRetain dev=%d refs=%d", d, refs);
   return CUDA_SUCCESS;
 }
 
 CUresult cuDevicePrimaryCtxRelease(CUdevice d) {
-  if (d < 0 || d >= fake.ndev || fake.ctx[d].refs <= 0)
+  if (d < 0 || d >= fake.ndev)
     return CUDA_ERROR_INVALID_CONTEXT;
-  fake.ctx[d].refs--;
+  pthread_mutex_lock(&fake_lock);
+  int held = fake.ctx[d].refs > 0;
+  if (held)
+    fake.ctx[d].refs--;
+  pthread_mutex_unlock(&fake_lock);
+  if (!held)
+    return CUDA_ERROR_INVALID_CONTEXT;
   fake_log("cuDevicePrimaryCtxRelease dev=%d", d);
   return CUDA_SUCCESS;
 }
