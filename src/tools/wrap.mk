@@ -9,7 +9,8 @@ ompemu_wrap_SOURCES = \
 	src/tools/wrap/layout.c \
 	src/tools/wrap/x86_64.c \
 	src/tools/wrap/elfwriter.c src/tools/wrap/elfwriter.h \
-	src/tools/wrap/main.c
+	src/tools/wrap/main.c \
+	src/tools/common/readfile.c src/tools/common/readfile.h
 ompemu_wrap_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
 ompemu_wrap_LDADD = $(LIBELF_LIBS)
 
@@ -20,6 +21,7 @@ ompemu_dump_SOURCES = \
 	src/tools/dump/devimage.c \
 	src/tools/dump/output.c \
 	src/tools/dump/notes.c \
-	src/tools/dump/main.c
+	src/tools/dump/main.c \
+	src/tools/common/readfile.c src/tools/common/readfile.h
 ompemu_dump_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
 ompemu_dump_LDADD = $(LIBELF_LIBS)

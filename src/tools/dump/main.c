@@ -4,16 +4,13 @@
  * the file at all, 2 read in part (the notes say what was not understood). */
 #include "config.h"
 
+#include "../common/readfile.h"
 #include "dump.h"
 #include "elfview.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 static void help(void) {
   fputs(
@@ -53,42 +50,6 @@ static void help(void) {
       "  0 everything was read; 1 the file cannot be read or is not ELF64;\n"
       "  2 read in part, or no offload data found (see the notes).\n",
       stdout);
-}
-
-/* Whole file into a new buffer; 0 or -1 (message printed). */
-static int slurp(const char *path, unsigned char **out, size_t *len) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    fprintf(stderr, "ompemu-dump: error: cannot open '%s': %s\n", path,
-            strerror(errno));
-    return -1;
-  }
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    fprintf(stderr, "ompemu-dump: error: '%s' is not a regular file\n", path);
-    close(fd);
-    return -1;
-  }
-  size_t size = (size_t)st.st_size, done = 0;
-  unsigned char *buf = malloc(size ? size : 1);
-  if (!buf) {
-    fprintf(stderr, "ompemu-dump: error: '%s' is too large to read (%zu "
-            "bytes)\n", path, size);
-    close(fd);
-    return -1;
-  }
-  while (done < size) {
-    ssize_t r = read(fd, buf + done, size - done);
-    if (r < 0 && errno == EINTR)
-      continue;
-    if (r <= 0)
-      break;
-    done += (size_t)r;
-  }
-  close(fd);
-  *out = buf;
-  *len = done;
-  return 0;
 }
 
 static void free_report(struct dump_report *r) {
@@ -151,7 +112,7 @@ int main(int argc, char **argv) {
 
   unsigned char *buf;
   size_t len;
-  if (slurp(file, &buf, &len))
+  if (tool_read_file("ompemu-dump", "", file, &buf, &len))
     return 1;
   struct dump_report rep;
   memset(&rep, 0, sizeof(rep));

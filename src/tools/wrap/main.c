@@ -3,63 +3,23 @@
  * directory, then rename), so a failure never leaves a partial OUT.o. */
 #include "config.h"
 
+#include "../common/readfile.h"
 #include "elfwriter.h"
 #include "wrap.h"
 
 #include <elf.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Read all of PATH into a new buffer.  0 or -1 (message). */
-static int read_file(const char *path, unsigned char **out, size_t *len) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    fprintf(stderr, "ompemu-wrap: error: cannot open image '%s': %s\n", path,
-            strerror(errno));
-    return -1;
-  }
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    fprintf(stderr, "ompemu-wrap: error: image '%s' is not a regular file\n",
-            path);
-    close(fd);
-    return -1;
-  }
-  size_t size = (size_t)st.st_size, done = 0;
-  unsigned char *buf = malloc(size ? size : 1);
-  if (!buf) {
-    fprintf(stderr, "ompemu-wrap: error: out of memory reading '%s'\n", path);
-    close(fd);
-    return -1;
-  }
-  while (done < size) {
-    ssize_t r = read(fd, buf + done, size - done);
-    if (r < 0 && errno == EINTR)
-      continue;
-    if (r <= 0) {
-      fprintf(stderr, "ompemu-wrap: error: cannot read image '%s': %s\n",
-              path, r < 0 ? strerror(errno) : "file shrank while reading");
-      free(buf);
-      close(fd);
-      return -1;
-    }
-    done += (size_t)r;
-  }
-  close(fd);
-  *out = buf;
-  *len = size;
-  return 0;
-}
-
 int wrap_read_images(struct wrap_opts *opts) {
   for (size_t i = 0; i < opts->nimages; i++) {
     struct wrap_image *im = &opts->images[i];
-    if (read_file(im->path, &im->bytes, &im->size))
+    if (tool_read_file("ompemu-wrap", "image ", im->path, &im->bytes,
+                       &im->size))
       return -1;
     if (im->size == 0) {
       fprintf(stderr, "ompemu-wrap: error: image '%s' is empty\n", im->path);
