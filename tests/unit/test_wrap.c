@@ -250,7 +250,16 @@ static void test_object_without_arch(void **state) {
   assert_int_equal(info[2], 2); /* number_images */
   uint64_t arch;
   memcpy(&arch, b.bytes + relro.sh_offset + s.st_value + 16, 8);
-  assert_int_equal(arch, 0); /* NULL, and no relocation gives it a value */
+  assert_int_equal(arch, 0); /* NULL, and no relocation gives it a value: */
+  GElf_Shdr rsh;
+  Elf_Scn *rel = section(b.elf, ".rela.data.rel.ro", &rsh);
+  assert_non_null(rel);
+  Elf_Data *d = elf_getdata(rel, NULL);
+  for (size_t i = 0; i < rsh.sh_size / rsh.sh_entsize; i++) {
+    GElf_Rela r;
+    gelf_getrela(d, (int)i, &r);
+    assert_true(r.r_offset != s.st_value + 16);
+  }
   unbuild(&b);
 }
 
