@@ -11,41 +11,20 @@ B=${OMPEMU_BUILDDIR:?OMPEMU_BUILDDIR is not set}
 S=${OMPEMU_SRCDIR:?OMPEMU_SRCDIR is not set}
 CC=${CC:-cc}
 LLVM14_LIBDIR=${LLVM14_LIBDIR:-/usr/lib/llvm-14/lib}
-T=$S/tests/lowered
-F=$S/tests/lowered/fptr
 W=$B/tests/fake-cuda/work
 FAKE=$B/tests/fake-cuda/.libs
 IMG=$B/tests/fake-cuda/fake-cuda-image
 NTESTS=14
 
 echo "1..$NTESTS"
+. "$S/tests/gpu/lowered-lib.sh"
 if [ ! -x "$B/ompemu-wrap" ] || [ ! -x "$B/ompemu-run" ] ||
    [ ! -f "$B/.libs/libomptarget.so" ] || [ ! -f "$B/.libs/libomptarget.rtl.cuda.so" ] ||
    [ ! -f "$FAKE/libcuda.so.1" ] || [ ! -x "$IMG" ]; then
-  i=1
-  while [ $i -le $NTESTS ]; do
-    echo "ok $i # SKIP needs libomptarget, the cuda plugin, ompemu-wrap, ompemu-run and the fake libcuda"
-    i=$((i + 1))
-  done
-  exit 0
+  skip_all "needs libomptarget, the cuda plugin, ompemu-wrap, ompemu-run and the fake libcuda"
 fi
-rm -rf "$W" && mkdir -p "$W" && cd "$W" || { echo "Bail out! cannot create $W"; exit 1; }
+enter_workdir
 
-CFLAGS_L="-std=gnu11 -Wall -O1 -g -I$S/include -I$T"
-LIBS="-L$B/.libs -lomptarget -Wl,-rpath,$B/.libs"
-log=$W/step.log
-n=0
-
-report() {
-  n=$((n + 1))
-  if [ "$2" -eq 0 ]; then
-    echo "ok $n - $1"
-  else
-    echo "not ok $n - $1"
-    sed 's/^/# /' "$log" | tail -40
-  fi
-}
-step() { echo "+ $*" >>"$log"; "$@" >>"$log" 2>&1; }
 # on_cuda PROG ARGS...: run with the fake driver, cuda first; log in NAME.fake
 on_cuda() {
   out=$(basename "$1").fake
@@ -65,7 +44,6 @@ cubin() {
     step "$IMG" --sm="${2:-70}" "$1.dev.so" "$1.cubin" &&
     step "$B/ompemu-wrap" -o "wrap-$1.o" --offload-arch="sm_${2:-70}" "$1.cubin"
 }
-prog() { step "$CC" $CFLAGS_L -o "$1" "$T/$1.host.c" "wrap-$1.o" $LIBS; }
 
 : >"$log"
 cubin hello && prog hello && on_cuda ./hello &&
@@ -186,5 +164,4 @@ if [ -n "${CLANG14:-}" ] && [ -x "$CUDA_PATH/bin/ptxas" ] &&
 else
   n=$((n + 1)); echo "ok $n # SKIP needs clang-14, $CUDA_PATH/bin/ptxas and LLVM 14's nvptx device runtime"
 fi
-[ $n -eq $NTESTS ] || echo "# ran $n of $NTESTS"
-exit 0
+end_tests

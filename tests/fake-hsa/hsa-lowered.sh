@@ -10,41 +10,20 @@ set -u
 B=${OMPEMU_BUILDDIR:?OMPEMU_BUILDDIR is not set}
 S=${OMPEMU_SRCDIR:?OMPEMU_SRCDIR is not set}
 CC=${CC:-cc}
-T=$S/tests/lowered
-F=$S/tests/lowered/fptr
 W=$B/tests/fake-hsa/work
 FAKE=$B/tests/fake-hsa/.libs
 MK=$S/tests/fake-hsa/mk-code-object.sh
 NTESTS=14
 
 echo "1..$NTESTS"
+. "$S/tests/gpu/lowered-lib.sh"
 if [ ! -x "$B/ompemu-wrap" ] || [ ! -x "$B/ompemu-run" ] ||
    [ ! -f "$B/.libs/libomptarget.so" ] || [ ! -f "$B/.libs/libomptarget.rtl.hsa.so" ] ||
    [ ! -f "$FAKE/libhsa-runtime64.so.1" ]; then
-  i=1
-  while [ $i -le $NTESTS ]; do
-    echo "ok $i # SKIP needs libomptarget, the hsa plugin, ompemu-wrap, ompemu-run and the HSA test double"
-    i=$((i + 1))
-  done
-  exit 0
+  skip_all "needs libomptarget, the hsa plugin, ompemu-wrap, ompemu-run and the HSA test double"
 fi
-rm -rf "$W" && mkdir -p "$W" && cd "$W" || { echo "Bail out! cannot create $W"; exit 1; }
+enter_workdir
 
-CFLAGS_L="-std=gnu11 -Wall -O1 -g -I$S/include -I$T"
-LIBS="-L$B/.libs -lomptarget -Wl,-rpath,$B/.libs"
-log=$W/step.log
-n=0
-
-report() {
-  n=$((n + 1))
-  if [ "$2" -eq 0 ]; then
-    echo "ok $n - $1"
-  else
-    echo "not ok $n - $1"
-    sed 's/^/# /' "$log" | tail -40
-  fi
-}
-step() { echo "+ $*" >>"$log"; "$@" >>"$log" 2>&1; }
 # on_hsa PROG ARGS...: run with the double, hsa first; its log in PROG.fake
 on_hsa() {
   out=$(basename "$1").fake
@@ -63,7 +42,6 @@ codeobj() {
     step sh "$MK" --patch "$1.co" "${2:-gfx906}" &&
     step "$B/ompemu-wrap" -o "wrap-$1.o" --offload-arch="${2:-gfx906}" "$1.co"
 }
-prog() { step "$CC" $CFLAGS_L -o "$1" "$T/$1.host.c" "wrap-$1.o" $LIBS; }
 
 : >"$log"
 codeobj hello && prog hello && on_hsa ./hello &&
@@ -164,5 +142,4 @@ if [ -n "${CLANG14:-}" ] && command -v "$CLANG14" >/dev/null 2>&1 &&
 else
   n=$((n + 1)); echo "ok $n # SKIP no clang-14 or no amdgcn device runtime"
 fi
-[ $n -eq $NTESTS ] || echo "# ran $n of $NTESTS"
-exit 0
+end_tests

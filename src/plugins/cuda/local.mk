@@ -4,7 +4,7 @@
 # Its test double (tests/fake-cuda) and tests are listed in
 # tests/fake-cuda/local.mk.
 EXTRA_DIST += src/plugins/cuda/plugin.map src/plugins/cuda/README.md \
-	tests/gpu/run-cuda.sh
+	tests/gpu/run-cuda.sh tests/gpu/lowered-lib.sh
 if BUILD_CUDA
 pkglib_LTLIBRARIES += libomptarget.rtl.cuda.la
 libomptarget_rtl_cuda_la_SOURCES = src/plugins/cuda/cuda_rtl.h \
