@@ -96,7 +96,8 @@ if [ -n "$CLANG14" ]; then
     log=$W/clang-$name.log
     if "$CLANG14" -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -O1 -g \
          -I"$S/tests/clang" "$@" "$src" -o "$name" >"$log" 2>&1; then
-      vg "$log" "$B/ompemu-run" $VG "./$name"
+      # Mandatory: a host fallback would run clean with no ompemu code in it.
+      vg "$log" env OMP_TARGET_OFFLOAD=mandatory "$B/ompemu-run" $VG "./$name"
       result "clang: $name" $? "$log"
     else
       result "clang: $name (compile failed)" 1 "$log"
