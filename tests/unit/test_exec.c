@@ -281,7 +281,12 @@ static void test_serial(void **state) {
   exec_device_destroy(sd);
 }
 
-static void k_empty(void *a) { (void)a; }
+/* An empty kernel, but counted: the latency test checks every launch ran. */
+static _Atomic long nempty;
+static void k_empty(void *a) {
+  (void)a;
+  atomic_fetch_add_explicit(&nempty, 1, memory_order_relaxed);
+}
 
 static long ns(void) {
   struct timespec t;
@@ -302,6 +307,8 @@ static void test_latency(void **state) {
   void *a[1] = {NULL};
   int batches = getenv("OMPEMU_TEST_QUICK") ? 2 : 200;
   long *bt = calloc((size_t)batches, sizeof *bt);
+  assert_non_null(bt);
+  atomic_store(&nempty, 0);
   for (int i = 0; i < 100; i++)
     exec_launch(dev, NULL, (void *)k_empty, a, NULL, 1, &ctx);
   long t0 = ns();
@@ -323,6 +330,7 @@ static void test_latency(void **state) {
          (t1 - t0) / (batches * 100), bt[0], bt[batches / 2],
          (t2 - t1) / (batches * 100), batches * 100);
   assert_true(bt[0] > 0);
+  assert_int_equal(atomic_load(&nempty), 100 + 2L * batches * 100);
   free(bt);
 }
 
