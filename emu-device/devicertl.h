@@ -42,7 +42,8 @@ void devicertl_image_add(const struct emu_image *img, int dev, uintptr_t base,
 void devicertl_image_remove(const struct emu_image *img);
 
 /* The registered image whose span holds ADDR and its device in *DEV, or
- * NULL.  Lock-free, for the launch path. */
+ * NULL.  Lock-free, for the launch path and the range check of a copy
+ * into an image (device globals). */
 const struct emu_image *devicertl_image_at(const void *addr, int *dev);
 
 /* The device-side routine of OMPEMU_FPTR_SET=kernel: stores TABLE and COUNT
