@@ -46,7 +46,7 @@ int rt_offload_policy(void) {
 }
 
 /* "default" becomes mandatory if any device exists, else disabled. */
-int rt_is_offload_disabled(void) {
+static int rt_is_offload_disabled(void) {
   int p = rt_offload_policy();
   if (p == POLICY_DEFAULT) {
     int r = __atomic_load_n(&rt_state.num_devices, __ATOMIC_ACQUIRE) > 0

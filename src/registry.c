@@ -20,7 +20,6 @@ struct rt_state rt_state = {
     .lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP,
     .requires_flags = OMP_REQ_UNDEFINED,
 };
-int rt_map_force_atomic = 1;
 _Atomic unsigned rt_libs_gen = 1;
 int rt_exiting;
 
@@ -54,17 +53,15 @@ __attribute__((constructor(101))) static void rt_init(void) {
     }
     rt_state.info_flags = (uint32_t)v;
   }
+  /* LIBOMPTARGET_MAP_FORCE_ATOMIC is only checked (LLVM 14's warning):
+   * ompemu always behaves as "true": copies to and from mapped entries
+   * are made under the device's map_lock. */
   s = getenv("LIBOMPTARGET_MAP_FORCE_ATOMIC");
-  if (s) {
-    if (!strcmp(s, "true") || !strcmp(s, "TRUE"))
-      rt_map_force_atomic = 1;
-    else if (!strcmp(s, "false") || !strcmp(s, "FALSE"))
-      rt_map_force_atomic = 0;
-    else
-      fprintf(stderr, "Warning: 'LIBOMPTARGET_MAP_FORCE_ATOMIC' accepts only "
-                      "'true'/'TRUE' or 'false'/'FALSE' as options, '%s' "
-                      "ignored\n", s);
-  }
+  if (s && strcmp(s, "true") && strcmp(s, "TRUE") && strcmp(s, "false") &&
+      strcmp(s, "FALSE"))
+    fprintf(stderr, "Warning: 'LIBOMPTARGET_MAP_FORCE_ATOMIC' accepts only "
+                    "'true'/'TRUE' or 'false'/'FALSE' as options, '%s' "
+                    "ignored\n", s);
 }
 
 const char *rt_entry_kind(const __tgt_offload_entry *e) {

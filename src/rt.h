@@ -108,7 +108,6 @@ struct rt_device {
   struct rt_loaded *loaded;
   pthread_mutex_t map_lock;
   struct map_table *maps;
-  uint64_t pending_tripcount; /* see launch.c */
 };
 
 /* Process-wide state (registry.c). */
@@ -138,13 +137,16 @@ RT_HIDDEN void *rt_device_entry(struct rt_device *d, void *host_ptr,
                                 const char **name);
 
 /* policy.c: checkDeviceAndCtors.  Resolves *DEVICE_ID (-1 = default).
- * Returns 0 to offload to *DEV, 1 for host fallback, -1 on failure. */
+ * Returns 0 to offload to *DEV, 1 for host fallback, -1 on failure.  It
+ * prints "Device %ld is not ready." / "Failed to init globals on device
+ * %ld" itself but does NOT apply the policy: on -1 the caller calls
+ * rt_handle_outcome(OFFLOAD_FAIL, loc) and returns OFFLOAD_FAIL; on 1 it
+ * returns OFFLOAD_FAIL (host fallback) silently. */
 RT_HIDDEN int rt_check_device(int64_t *device_id, struct rt_device **dev);
 /* Apply the offload policy to RC of a construct (mandatory: message and
  * abort on failure). */
 RT_HIDDEN void rt_handle_outcome(int rc, ident_t *loc);
 RT_HIDDEN int rt_offload_policy(void); /* 0 disabled, 1 default, 2 mandatory */
-RT_HIDDEN int rt_is_offload_disabled(void);
 
 /* Plugin call wrappers: device-local ids filled in, async used where the
  * plugin has it.  0 / -1. */
@@ -182,13 +184,5 @@ RT_HIDDEN void rt_fatal(int code, const char *fmt, ...)
 RT_HIDDEN void rt_dump_table(struct rt_device *d, ident_t *loc);
 
 #define RT_TRACE(level, ...) ompemu_trace((level), "ompemu", __VA_ARGS__)
-
-
-/* registry.c (core): LIBOMPTARGET_MAP_FORCE_ATOMIC (default 1). */
-RT_HIDDEN extern int rt_map_force_atomic;
-/* Note on rt_check_device: it prints "Device %ld is not ready." / "Failed
- * to init globals on device %ld" itself but does NOT apply the policy: on
- * -1 the caller calls rt_handle_outcome(OFFLOAD_FAIL, loc) and returns
- * OFFLOAD_FAIL; on 1 it returns OFFLOAD_FAIL (host fallback) silently. */
 
 #endif
