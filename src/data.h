@@ -99,6 +99,10 @@ int rt_restore_range(struct rt_op *op, struct map_entry *e, uintptr_t hst,
  * or NULL; prints the MAPPING_EXISTS line.  *IS_HOST set under USM. */
 void *rt_lookup_tgt(struct rt_device *d, void *hp, int64_t size,
                     int must_contain, int *is_host);
+/* The MAPPING_EXISTS line of a lookup that leaves the counts alone (HP at
+ * TGT, inside E): rt_lookup_tgt's and `target update`'s. */
+void rt_info_found(int32_t dev, const struct map_entry *e, uintptr_t hp,
+                   uintptr_t tgt, int64_t size);
 int rt_usm(void);
 
 /* info.c helpers. */

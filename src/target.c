@@ -244,6 +244,18 @@ out:
   return rc;
 }
 
+void rt_info_found(int32_t dev, const struct map_entry *e, uintptr_t hp,
+                   uintptr_t tgt, int64_t size) {
+  char dyn[24], hl[24];
+  if (rt_info(RT_INFO_MAPPING_EXISTS))
+    rt_info_msg(dev,
+                "Mapping exists with HstPtrBegin=" OMPEMU_PTR
+                ", TgtPtrBegin=" OMPEMU_PTR ", Size=%ld, DynRefCount=%s"
+                " (update suppressed), HoldRefCount=%s",
+                OMPEMU_P(hp), OMPEMU_P(tgt), (long)size,
+                map_ref_str(e->dyn_ref, dyn), map_ref_str(e->hold_ref, hl));
+}
+
 void *rt_lookup_tgt(struct rt_device *d, void *hp, int64_t size,
                     int must_contain, int *is_host) {
   struct map_lookup lr;
@@ -254,15 +266,8 @@ void *rt_lookup_tgt(struct rt_device *d, void *hp, int64_t size,
   if (lr.contained ||
       (!must_contain && (lr.extends_before || lr.extends_after))) {
     struct map_entry *e = lr.entry;
-    char dyn[24], hl[24];
     rc = (void *)(e->tgt_begin + ((uintptr_t)hp - e->hst_begin));
-    if (rt_info(RT_INFO_MAPPING_EXISTS))
-      rt_info_msg(d->id,
-                  "Mapping exists with HstPtrBegin=" OMPEMU_PTR
-                  ", TgtPtrBegin=" OMPEMU_PTR ", Size=%ld, DynRefCount=%s"
-                  " (update suppressed), HoldRefCount=%s",
-                  OMPEMU_P(hp), OMPEMU_P(rc), (long)size,
-                  map_ref_str(e->dyn_ref, dyn), map_ref_str(e->hold_ref, hl));
+    rt_info_found(d->id, e, (uintptr_t)hp, (uintptr_t)rc, size);
   } else if (rt_usm()) {
     *is_host = 1;
     rc = hp;

@@ -35,15 +35,7 @@ static int update_piece(struct rt_op *op, uintptr_t hp, int64_t size,
   }
   struct map_entry *e = lr.entry;
   uintptr_t tgt = e->tgt_begin + (hp - e->hst_begin);
-  if (rt_info(RT_INFO_MAPPING_EXISTS)) {
-    char dyn[24], hl[24];
-    rt_info_msg(dev,
-                "Mapping exists with HstPtrBegin=" OMPEMU_PTR ", TgtPtrBegin="
-                OMPEMU_PTR ", Size=%ld, DynRefCount=%s (update suppressed), "
-                "HoldRefCount=%s",
-                OMPEMU_P(hp), OMPEMU_P(tgt), (long)size,
-                map_ref_str(e->dyn_ref, dyn), map_ref_str(e->hold_ref, hl));
-  }
+  rt_info_found(dev, e, hp, tgt, size);
   if (type & OMP_TGT_MAPTYPE_FROM) {
     if (rt_copy_from(op, e, hp, tgt, size, e->name) ||
         (e->nshadows && rt_restore_range(op, e, hp, size, 1, 0))) {

@@ -175,6 +175,42 @@ static void test_struct_ptr_and_obj(void **state) {
   assert_int_equal(live(), 0);
 }
 
+/* Lookups that leave the counts alone (target update, a kernel argument)
+ * print LLVM 14's "(update suppressed)" MAPPING_EXISTS line with the host
+ * and device address of the piece looked up. */
+static void test_update_suppressed_note(void **state) {
+  (void)state;
+  int a[10] = {0};
+  one(begin_, a, sizeof a, TO);
+  char *d = dev_addr(a);
+  assert_non_null(d);
+  rt_state.info_flags = RT_INFO_MAPPING_EXISTS;
+  cap_start();
+  one(update_, &a[2], 3 * sizeof(int), TO);
+  void *base[1] = {a}, *args[1] = {&a[2]};
+  int64_t sizes[1] = {3 * sizeof(int)}, types[1] = {PARAM | TO | FROM};
+  int rc = __tgt_target_mapper(NULL, 0, &fake_kernel_host_id, 1, base, args,
+                               sizes, types, NULL, NULL);
+  const char *out = cap_end();
+  rt_state.info_flags = 0;
+  assert_int_equal(rc, 0);
+  char want[256];
+  snprintf(want, sizeof want,
+           "Libomptarget device 0 info: Mapping exists with HstPtrBegin="
+           "0x%016lx, TgtPtrBegin=0x%016lx, Size=12, DynRefCount=1 (update "
+           "suppressed), HoldRefCount=0\n",
+           (unsigned long)(uintptr_t)&a[2],
+           (unsigned long)(uintptr_t)(d + 2 * sizeof(int)));
+  /* the update, and the launch's argument lookup (refcount 2 then) */
+  assert_int_equal(count_substr(out, want), 1);
+  char *p = strstr(want, "DynRefCount=1");
+  p[12] = '2';
+  assert_int_equal(count_substr(out, want), 1);
+  assert_ptr_equal(fake_last.args[0], d + 2 * sizeof(int));
+  one(end_, a, sizeof a, FROM);
+  assert_int_equal(live(), 0);
+}
+
 /* Twelve pointers attached in one construct: more than the rt_op keeps
  * in itself (RT_OP_SLOTS), so the later device pointer values come from
  * the overflow chunks; every one must arrive and stay valid until the
@@ -594,6 +630,7 @@ int main(void) {
       cmocka_unit_test_setup(test_delete_and_always, setup),
       cmocka_unit_test_setup(test_hold, setup),
       cmocka_unit_test_setup(test_many_attached, setup),
+      cmocka_unit_test_setup(test_update_suppressed_note, setup),
       cmocka_unit_test_setup(test_struct_ptr_and_obj, setup),
       cmocka_unit_test_setup(test_link_and_detach, setup),
       cmocka_unit_test_setup(test_descriptors, setup),
