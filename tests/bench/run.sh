@@ -12,6 +12,9 @@ out="$builddir/tests/bench"
 mkdir -p "$out"
 "$clang" -O2 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -pthread \
   "$srcdir/tests/bench/bench.c" -o "$out/bench"
+# Mandatory offload: a plugin that failed to load must not be measured as
+# the host fallback.
+export OMP_TARGET_OFFLOAD=mandatory
 "$out/bench" ${BENCH_SCALE:-1} > "$out/llvm14.txt"
 "$builddir/ompemu-run" "$out/bench" ${BENCH_SCALE:-1} > "$out/ompemu.txt"
 # Declare target indirect: ns per __kmpc_target_translate_fptr with 10 000
