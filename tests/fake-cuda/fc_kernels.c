@@ -52,3 +52,17 @@ void k_many(long *out, intptr_t a, intptr_t b, intptr_t c, intptr_t d,
             intptr_t e, intptr_t f, intptr_t g, intptr_t h) {
   *out = a + 2 * b + 3 * c + 4 * d + 5 * e + 6 * f + 7 * g + 8 * h;
 }
+
+/* More arguments than the plugin's launch keeps on its stack: sum of i*a_i. */
+void k_wide(long *out, intptr_t a1, intptr_t a2, intptr_t a3, intptr_t a4,
+            intptr_t a5, intptr_t a6, intptr_t a7, intptr_t a8, intptr_t a9,
+            intptr_t a10, intptr_t a11, intptr_t a12, intptr_t a13,
+            intptr_t a14, intptr_t a15, intptr_t a16, intptr_t a17,
+            intptr_t a18, intptr_t a19, intptr_t a20) {
+  intptr_t a[20] = {a1,  a2,  a3,  a4,  a5,  a6,  a7,  a8,  a9,  a10,
+                    a11, a12, a13, a14, a15, a16, a17, a18, a19, a20};
+  long s = 0;
+  for (int i = 0; i < 20; i++)
+    s += (i + 1) * a[i];
+  *out = s;
+}

@@ -199,9 +199,10 @@ static __tgt_offload_entry host_entries[] = {
     {&host_kernels[4], "k_fptr_globals", 0, 0, 0},
     {&host_kernels[5], "k_many", 0, 0, 0},
     {&host_kernels[6], "k_env", 0, 0, 0},
+    {&host_kernels[7], "k_wide", 0, 0, 0},
 };
 enum { E_STORE, E_COUNTER, E_SUM, E_ARRAY, E_LINK, E_READ, E_TWICE, E_CALL,
-       E_FGLOB, E_MANY, E_ENV, E_N };
+       E_FGLOB, E_MANY, E_ENV, E_WIDE, E_N };
 
 static __tgt_device_image image_of(unsigned char *b, size_t n) {
   __tgt_device_image img = {b, b + n, host_entries, host_entries + E_N};
@@ -461,13 +462,13 @@ static void c_load_binary(void) {
     CHECK(e[i].size == host_entries[i].size);
     CHECK(e[i].addr != NULL);
   }
-  CHECK(log_count("cuModuleGetFunction") == 7);
-  /* 4 globals, 7 <kernel>_exec_mode lookups (one kernel has it), the
+  CHECK(log_count("cuModuleGetFunction") == 8);
+  /* 4 globals, 8 <kernel>_exec_mode lookups (one kernel has it), the
    * device environment. */
-  CHECK(log_count("_exec_mode -> not found") == 6);
+  CHECK(log_count("_exec_mode -> not found") == 7);
   CHECK(log_count("name=k_read_counter_exec_mode -> 0x") == 1);
   CHECK(log_count("name=omptarget_device_environment -> 0x") == 1);
-  CHECK(log_count("cuModuleGetGlobal_v2") == 12);
+  CHECK(log_count("cuModuleGetGlobal_v2") == 13);
   char want[200];
   snprintf(want, sizeof want, "name=dev_counter -> 0x%016lx size=4",
            (unsigned long)(uintptr_t)e[E_COUNTER].addr);
@@ -579,9 +580,18 @@ static void c_launch(void) {
   CHECK(P.data_retrieve(0, &lv, lo, sizeof lv) == 0);
   CHECK(lv == 1 + 4 + 9 + 16 + 25 + 36 + 49 + 64);
   CHECK(log_count("nparams=9") == 1);
+  /* More arguments than the launch keeps on its stack. */
+  void *a21[21] = {lo};
+  ptrdiff_t o21[21] = {0};
+  for (int i = 1; i < 21; i++)
+    a21[i] = (void *)(intptr_t)i;
+  CHECK(P.run_team(0, e[E_WIDE].addr, a21, o21, 21, 1, 1, 0) == 0);
+  CHECK(P.data_retrieve(0, &lv, lo, sizeof lv) == 0);
+  CHECK(lv == 20 * 21 * 41 / 6);
+  CHECK(log_count("nparams=21") == 1);
   /* Synchronous launches wait on their stream and reuse it. */
   CHECK(log_count("cuStreamCreate") <= 1);
-  CHECK(log_count("cuStreamSynchronize") == 9);
+  CHECK(log_count("cuStreamSynchronize") == 10);
 }
 
 static void c_launch_fail(void) {

@@ -13,6 +13,9 @@
 
 #include <stdlib.h>
 
+/* Kernels with at most this many arguments launch with no allocation. */
+#define CU_STACK_ARGS 16
+
 /* The launch geometry for NUM_TEAMS / THREAD_LIMIT / TRIPCOUNT on D. */
 static void geometry(const struct cu_device *d, const struct cu_kernel *k,
                      int32_t num_teams, int32_t thread_limit,
@@ -56,8 +59,11 @@ int32_t cu_launch(int32_t id, void *entry, void **args, ptrdiff_t *offsets,
   if (n < 0)
     return OFFLOAD_FAIL;
   /* One block: the values, then the pointers to them, then a NULL after the
-   * last pointer (the driver ignores it; the test double counts with it). */
-  void **vals = malloc(((size_t)n * 2 + 1) * sizeof *vals);
+   * last pointer (the driver ignores it; the test double counts with it).
+   * On the stack for the usual few arguments: no allocation per launch. */
+  void *small[2 * CU_STACK_ARGS + 1];
+  void **vals = n <= CU_STACK_ARGS ? small
+                                   : malloc(((size_t)n * 2 + 1) * sizeof *vals);
   if (!vals)
     return OFFLOAD_FAIL;
   void **params = vals + n;
@@ -71,7 +77,8 @@ int32_t cu_launch(int32_t id, void *entry, void **args, ptrdiff_t *offsets,
   geometry(d, k, teams, threads, tripcount, &grid, &block);
   CUstream s = ai ? cu_queue(d, id, ai) : cu_stream_get(d, id);
   if (!s) {
-    free(vals);
+    if (vals != small)
+      free(vals);
     return OFFLOAD_FAIL;
   }
   ompemu_trace(2, CU_WHO, "device %d: launch %s grid %u block %u (%d args) on "
@@ -92,7 +99,8 @@ int32_t cu_launch(int32_t id, void *entry, void **args, ptrdiff_t *offsets,
     else
       cu.cuStreamDestroy(s);
   }
-  free(vals);
+  if (vals != small)
+    free(vals);
   return rc ? OFFLOAD_FAIL : OFFLOAD_SUCCESS;
 }
 
