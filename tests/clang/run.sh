@@ -40,14 +40,17 @@ MODES=${CLANG_TEST_MODES:-emu x86 llvmrt}
 TIMEOUT=${CLANG_TEST_TIMEOUT:-60}
 WRAPPER=${CLANG_TEST_WRAPPER:-}
 CLANGXX=$(dirname "$CLANG14")/$(basename "$CLANG14" | sed 's/clang/clang++/')
-mkdir -p "$BIN" || { echo "1..0 # SKIP cannot create $BIN"; exit 1; }
+mkdir -p "$BIN" || { echo "Bail out! cannot create $BIN"; exit 1; }
 
 if [ -n "${CLANG_TESTS:-}" ]; then
   progs=
   for t in $CLANG_TESTS; do
+    found=
     for f in "$SRC/$t" "$SRC/$t.c" "$SRC/$t.cpp"; do
-      [ -f "$f" ] && { progs="$progs $f"; break; }
+      [ -f "$f" ] && { progs="$progs $f"; found=1; break; }
     done
+    # A misspelt name must not shrink the run to "1..0" (all skipped).
+    [ -n "$found" ] || { echo "Bail out! no test program '$t' in $SRC"; exit 1; }
   done
 else
   progs=$(ls "$SRC"/*.c "$SRC"/*.cpp 2>/dev/null | sort)
