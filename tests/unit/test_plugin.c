@@ -53,7 +53,6 @@ static void test_round_trip(void **state) {
   assert_non_null(d);
   assert_true(in_range(d, DATA0, CAP));
   assert_int_equal((uintptr_t)d % 256, 0);
-  assert_true(in_range(d, DATA0, CAP));
   /* Fresh memory reads as poison, not zeros. */
   assert_int_equal(__tgt_rtl_data_retrieve(0, back, d, sizeof back), 0);
   assert_int_equal((unsigned)back[0], 0xA5A5A5A5u);
@@ -418,9 +417,22 @@ static void test_fptr_table(void **state) {
 static void test_unregister(void **state) {
   (void)state;
   int unloads = fake_unloads;
-  assert_non_null(__tgt_rtl_load_binary(1, &himg[0]));
+  __tgt_target_table *t = __tgt_rtl_load_binary(1, &himg[0]);
+  assert_non_null(t);
+  void *gvar = t->EntriesBegin[0].addr;
+  int64_t v = 5;
+  assert_int_equal(__tgt_rtl_data_submit(1, gvar, &v, sizeof v), 0);
   assert_int_equal(__tgt_rtl_unregister_lib(&desc), 0);
   assert_int_equal(fake_unloads, unloads + 3);
+  /* The unloaded image's globals are no longer device memory. */
+  struct capture c;
+  capture_begin(&c);
+  int r = __tgt_rtl_data_submit(1, gvar, &v, sizeof v);
+  char *out = capture_end(&c);
+  assert_int_not_equal(r, 0);
+  assert_non_null(strstr(out, "in the code range but not inside one loaded "
+                              "image"));
+  free(out);
   assert_null(emu_device_get(0, "test")->images);
   assert_null(emu_device_get(1, "test")->images);
   assert_int_equal(arena_in_use(emu_device_get(0, "test")->code), 0);
