@@ -25,7 +25,6 @@
 struct rt_device_core {
   struct rt_device pub;
   unsigned synced_gen;  /* registry generation last loaded (atomic) */
-  int inited;           /* init_device has been called (under pub.lock) */
   __omp_offloading_fptr_map_ty *fptr; /* the table last sent */
   size_t nfptr;
   int fptr_sent;        /* a table (possibly empty) was sent */
@@ -45,7 +44,6 @@ static inline const char *rt_lib_name(const struct rt_lib *l) {
 
 /* registry.c */
 RT_HIDDEN extern _Atomic unsigned rt_libs_gen;   /* bumped on (un)register */
-RT_HIDDEN extern int rt_exiting;                  /* process exit started */
 /* Find the library and index of the host entry whose addr is HOST_PTR.
  * 0 found / -1. */
 RT_HIDDEN int rt_index_find(void *host_ptr, struct rt_lib **lib, int *idx);

@@ -21,7 +21,7 @@ struct rt_state rt_state = {
     .requires_flags = OMP_REQ_UNDEFINED,
 };
 _Atomic unsigned rt_libs_gen = 1;
-int rt_exiting;
+static int rt_exiting; /* process exit started */
 
 /* Image infos registered before the next __tgt_register_lib (seed:
  * one call per image, before the library); under rt_state.lock. */
