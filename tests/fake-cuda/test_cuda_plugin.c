@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include <ompemu/abi.h>
+#include <ompemu/plugin.h>
 
 #define FAKE_LIB FAKE_CUDA_LIBDIR "/libcuda.so.1"
 #define DEV_SO FAKE_CUDA_LIBDIR "/libfcdev.so"
@@ -40,33 +41,26 @@
 static FILE *real_stderr;
 static char err_path[] = "/tmp/test-cuda-plugin-err-XXXXXX";
 
-/* Plugin entry points. */
+/* Plugin entry points (field, __tgt_rtl_ name), typed by ompemu/plugin.h's
+ * prototypes so a test cannot call one with the wrong signature. */
+#define PLUGIN_FNS(X)                                                          \
+  X(is_valid_binary, is_valid_binary) X(number_of_devices, number_of_devices)  \
+  X(init_device, init_device) X(load_binary, load_binary)                      \
+  X(data_alloc, data_alloc) X(data_submit, data_submit)                        \
+  X(data_retrieve, data_retrieve) X(data_delete, data_delete)                  \
+  X(run_region, run_target_region) X(run_team, run_target_team_region)         \
+  X(submit_async, data_submit_async) X(retrieve_async, data_retrieve_async)    \
+  X(run_team_async, run_target_team_region_async)                              \
+  X(synchronize, synchronize) X(is_exchangable, is_data_exchangable)           \
+  X(exchange, data_exchange) X(create_event, create_event)                     \
+  X(record_event, record_event) X(wait_event, wait_event)                      \
+  X(sync_event, sync_event) X(destroy_event, destroy_event)                    \
+  X(set_fptr_map, set_function_ptr_map)
+#define PLUGIN_FIELD(field, name) __typeof__(__tgt_rtl_##name) *field;
 static struct {
-  int32_t (*is_valid_binary)(__tgt_device_image *);
-  int32_t (*number_of_devices)(void);
-  int32_t (*init_device)(int32_t);
-  __tgt_target_table *(*load_binary)(int32_t, __tgt_device_image *);
-  void *(*data_alloc)(int32_t, int64_t, void *, int32_t);
-  int32_t (*data_submit)(int32_t, void *, void *, int64_t);
-  int32_t (*data_retrieve)(int32_t, void *, void *, int64_t);
-  int32_t (*data_delete)(int32_t, void *);
-  int32_t (*run_region)(int32_t, void *, void **, ptrdiff_t *, int32_t);
-  int32_t (*run_team)(int32_t, void *, void **, ptrdiff_t *, int32_t, int32_t,
-                      int32_t, uint64_t);
-  int32_t (*submit_async)(int32_t, void *, void *, int64_t, __tgt_async_info *);
-  int32_t (*retrieve_async)(int32_t, void *, void *, int64_t, __tgt_async_info *);
-  int32_t (*run_team_async)(int32_t, void *, void **, ptrdiff_t *, int32_t,
-                            int32_t, int32_t, uint64_t, __tgt_async_info *);
-  int32_t (*synchronize)(int32_t, __tgt_async_info *);
-  int32_t (*is_exchangable)(int32_t, int32_t);
-  int32_t (*exchange)(int32_t, void *, int32_t, void *, int64_t);
-  int32_t (*create_event)(int32_t, void **);
-  int32_t (*record_event)(int32_t, void *, __tgt_async_info *);
-  int32_t (*wait_event)(int32_t, void *, __tgt_async_info *);
-  int32_t (*sync_event)(int32_t, void *);
-  int32_t (*destroy_event)(int32_t, void *);
-  int32_t (*set_fptr_map)(int32_t, uint64_t, __omp_offloading_fptr_map_ty *);
+  PLUGIN_FNS(PLUGIN_FIELD)
 } P;
+#undef PLUGIN_FIELD
 
 static const char *(*log_text)(void);
 static int (*log_count)(const char *);
@@ -126,29 +120,9 @@ static void load(int with_fake) {
   if (!h)
     fprintf(real_stderr, "%s\n", dlerror());
   CHECK(h != NULL);
-#define S(field, name) CHECK((*(void **)&P.field = sym(h, "__tgt_rtl_" name)))
-  S(is_valid_binary, "is_valid_binary");
-  S(number_of_devices, "number_of_devices");
-  S(init_device, "init_device");
-  S(load_binary, "load_binary");
-  S(data_alloc, "data_alloc");
-  S(data_submit, "data_submit");
-  S(data_retrieve, "data_retrieve");
-  S(data_delete, "data_delete");
-  S(run_region, "run_target_region");
-  S(run_team, "run_target_team_region");
-  S(submit_async, "data_submit_async");
-  S(retrieve_async, "data_retrieve_async");
-  S(run_team_async, "run_target_team_region_async");
-  S(synchronize, "synchronize");
-  S(is_exchangable, "is_data_exchangable");
-  S(exchange, "data_exchange");
-  S(create_event, "create_event");
-  S(record_event, "record_event");
-  S(wait_event, "wait_event");
-  S(sync_event, "sync_event");
-  S(destroy_event, "destroy_event");
-  S(set_fptr_map, "set_function_ptr_map");
+#define S(field, name)                                                         \
+  CHECK((*(void **)&P.field = sym(h, "__tgt_rtl_" #name)));
+  PLUGIN_FNS(S)
 #undef S
 }
 
