@@ -23,6 +23,14 @@ static const char *null_reason(int present) {
                  : "device failure or illegal mapping";
 }
 
+/* LLVM 14's message for a 'present' map of [BEGIN, BEGIN+SIZE) that is not
+ * mapped. */
+static void not_present(uintptr_t begin, int64_t size) {
+  rt_message("device mapping required by 'present' map type modifier does "
+             "not exist for host address " OMPEMU_PTR " (%ld bytes)",
+             OMPEMU_P(begin), (long)size);
+}
+
 /* Result of get_target_pointer. */
 struct tpr {
   uintptr_t tgt;
@@ -82,9 +90,7 @@ static int get_target_pointer(struct rt_op *op, struct map_table *t,
                OMPEMU_PTR " (%ld bytes)", OMPEMU_P(begin), (long)size,
                OMPEMU_P(e->hst_begin), (long)(e->hst_end - e->hst_begin));
     if (present)
-      rt_message("device mapping required by 'present' map type modifier does "
-                 "not exist for host address " OMPEMU_PTR " (%ld bytes)",
-                 OMPEMU_P(begin), (long)size);
+      not_present(begin, size);
   } else if (rt_usm() && !close) {
     if (size) {
       r->is_host = 1;
@@ -94,9 +100,7 @@ static int get_target_pointer(struct rt_op *op, struct map_table *t,
                (long)size);
     }
   } else if (present) {
-    rt_message("device mapping required by 'present' map type modifier does "
-               "not exist for host address " OMPEMU_PTR " (%ld bytes)",
-               OMPEMU_P(begin), (long)size);
+    not_present(begin, size);
   } else if (size) {
     void *p = rt_dev_alloc(op->d, size, (void *)begin, TARGET_ALLOC_DEFAULT);
     if (p) {
@@ -346,9 +350,7 @@ static int end_one(struct rt_op *op, struct map_table *t,
   if (!tgt) {
     if (size || present) {
       if (present) {
-        rt_message("device mapping required by 'present' map type modifier "
-                   "does not exist for host address " OMPEMU_PTR
-                   " (%ld bytes)", OMPEMU_P(begin), (long)size);
+        not_present(begin, size);
         return -1;
       }
       DTRACE(2, "device %d: unmap host " OMPEMU_PTR " (%ld bytes): not "
