@@ -18,3 +18,15 @@ clean-local: clean-demo
 clean-demo:
 	-rm -f examples/demo/saxpy
 .PHONY: clean-demo
+# `make demo-timeline`: the demo's timeline (OMPEMU_TIMELINE) and, with
+# chromium, a picture of it drawn by examples/timeline/timeline.html.
+EXTRA_DIST += examples/demo-timeline.sh examples/timeline/timeline.html \
+	examples/timeline/render.sh
+demo-timeline: all tests/timeline/tl_check
+	@$(SHELL) $(top_srcdir)/examples/demo-timeline.sh '$(abs_top_builddir)' '$(abs_top_srcdir)'
+.PHONY: demo-timeline
+clean-local: clean-demo-timeline
+clean-demo-timeline:
+	-rm -f examples/demo/timeline.json examples/demo/timeline.png \
+	  examples/demo/timeline.html
+.PHONY: clean-demo-timeline

@@ -2,9 +2,9 @@
  * region, made legal by `declare target indirect` (OpenMP 5.1).
  *
  * clang 14 parses this with -fopenmp-version=51 but generates nothing for
- * `indirect` (ABI-llvm14.md section 12): the pointer reaches the device as a
+ * `indirect` (docs/abi-clang14.md section 12): the pointer reaches the device as a
  * host address and the call crashes.  lowered/ is this same program lowered
- * by hand the way the seed declare_target_indirect.md says a front end
+ * by hand the way docs/indirect-functions.md says a front end
  * would, and that one runs on ompemu. */
 #include <stdio.h>
 

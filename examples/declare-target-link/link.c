@@ -2,11 +2,11 @@
  * The device image holds only a reference pointer, big_decl_tgt_ref_ptr,
  * null until the variable is mapped; mapping it (map type 0x13,
  * PTR_AND_OBJ|TO|FROM) allocates device memory and writes its address into
- * the device's reference pointer.  (seed OpenMP-declare-target.md)
+ * the device's reference pointer.  (docs/declare-target.md)
  *
  * On LLVM 14's runtime with its x86_64 plugin this program runs the wrong
  * kernel or crashes: the device entry table is one entry short and paired
- * by position (ABI-llvm14.md section 9).  ompemu pairs entries by name. */
+ * by position (docs/abi-clang14.md section 9).  ompemu pairs entries by name. */
 #include <omp.h>
 #include <stdint.h>
 #include <stdio.h>

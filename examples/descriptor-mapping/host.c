@@ -1,5 +1,5 @@
 /* A Fortran-style array descriptor (gfortran's CFI_cdesc_t) mapped to the
- * device the way the seed OpenMP-descriptor-management.md describes: the
+ * device the way docs/descriptor-mapping.md describes: the
  * descriptor is the parent (a record), its base_addr member is a pointer
  * member mapped PTR_AND_OBJ with MEMBER_OF(parent), so the runtime allocates
  * and copies the descriptor, maps the data, and attaches the device data
@@ -9,7 +9,7 @@
  *
  * member-first lists the pointer member before its parent, as a front end
  * may emit; without care, copying the parent after the attach overwrites the
- * device pointer with the host one (the seed's warning). */
+ * device pointer with the host one (docs/descriptor-mapping.md). */
 #include <ISO_Fortran_binding.h>
 #include <ompemu/omptarget.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* ompemu ABI types: the data structures that clang 14's host code, device
  * images and LLVM 14's libomptarget exchange (x86-64 / LP64 layouts), in
- * ompemu's own words.  See ABI-llvm14.md sections 4-6 and the seeds
- * ClangOffloadWrapper.rst and declare_target_indirect.md. */
+ * ompemu's own words.  See docs/abi-clang14.md sections 4-6,
+ * docs/offload-wrapper.md and docs/indirect-functions.md. */
 #ifndef OMPEMU_ABI_H
 #define OMPEMU_ABI_H
 
@@ -119,7 +119,7 @@ typedef struct __tgt_device_info {
 } __tgt_device_info;
 
 /* Per-image information registered by __tgt_register_image_info before
- * __tgt_register_lib (seed ClangOffloadWrapper.rst). */
+ * __tgt_register_lib (docs/offload-wrapper.md). */
 typedef struct __tgt_image_info {
   int32_t version;
   int32_t image_number;  /* 0-based index in the descriptor */
@@ -129,7 +129,7 @@ typedef struct __tgt_image_info {
 } __tgt_image_info;
 
 /* One row of the declare-target-indirect table, sorted by host_ptr
- * (seed declare_target_indirect.md). */
+ * (docs/indirect-functions.md). */
 typedef struct __omp_offloading_fptr_map_ty {
   int64_t host_ptr; /* key */
   int64_t tgt_ptr;  /* value */

@@ -1,6 +1,7 @@
 /* ompemu host runtime interface: every function libomptarget.so exports
- * (LLVM 14's set, ABI-llvm14.md sections 2-3, plus __tgt_get_num_devices and
- * the seed's __tgt_register_image_info).  All return OFFLOAD_SUCCESS (0) or
+ * (LLVM 14's set, docs/abi-clang14.md sections 2-3, plus
+ * __tgt_get_num_devices and __tgt_register_image_info,
+ * docs/offload-wrapper.md).  All return OFFLOAD_SUCCESS (0) or
  * OFFLOAD_FAIL (-1) unless stated; a non-zero return from a __tgt_target*
  * call makes clang's code run the host version of the region. */
 #ifndef OMPEMU_OMPTARGET_H

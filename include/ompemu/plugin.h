@@ -1,8 +1,15 @@
-/* The __tgt_rtl_* plugin interface of LLVM 14 (ABI-llvm14.md section 8) plus
- * the seed's __tgt_rtl_set_function_ptr_map: the only contract between the
- * host runtime (src/) and a device plugin.  Device ids are the plugin's own
+/* The __tgt_rtl_* plugin interface of LLVM 14 (docs/abi-clang14.md
+ * section 8) plus __tgt_rtl_set_function_ptr_map
+ * (docs/indirect-functions.md): the only contract between the host runtime
+ * (src/runtime/) and a device plugin.  Device ids are the plugin's own
  * (local) ids, 0 .. number_of_devices()-1.  int32_t results are
- * OFFLOAD_SUCCESS / OFFLOAD_FAIL; pointer results are NULL on error. */
+ * OFFLOAD_SUCCESS / OFFLOAD_FAIL; pointer results are NULL on error.
+ *
+ * Each function is declared once below, and named once in
+ * OMPEMU_RTL_FUNCTIONS: the runtime's plugin table and its dlsym lookups
+ * are generated from that list, with types taken from these declarations,
+ * so a plugin function whose definition, table slot or call disagrees with
+ * its declaration does not compile. */
 #ifndef OMPEMU_PLUGIN_H
 #define OMPEMU_PLUGIN_H
 
@@ -84,12 +91,75 @@ int32_t __tgt_rtl_init_device_info(int32_t device_id,
                                    __tgt_device_info *device_info,
                                    const char **error_str);
 
-/* Seed declare_target_indirect.md: register the sorted host->device table
+/* docs/indirect-functions.md: register the sorted host->device table
  * of indirect functions (TABLE_SIZE rows at TABLE_HOST_PTR, host memory the
- * plugin copies).  ompemu returns OFFLOAD_SUCCESS/OFFLOAD_FAIL; the seed
+ * plugin copies).  ompemu returns OFFLOAD_SUCCESS/OFFLOAD_FAIL; that page
  * declares it void, and a caller ignoring the result is compatible. */
 int32_t __tgt_rtl_set_function_ptr_map(int32_t device_id, uint64_t table_size,
                                        __omp_offloading_fptr_map_ty *table_host_ptr);
+
+/* ompemu's own (docs/design.md, "Observation points"): WHAT 0 stops, a
+ * set of OMPEMU_OBSERVE_* bits (src/common/devevent.h) starts the
+ * plugin's device events, each passed to the runtime's ompemu_event_sink
+ * with TAG.  OFFLOAD_SUCCESS when the plugin will send them. */
+int32_t __tgt_rtl_ompemu_observe(uint32_t what, void *tag);
+
+/* ompemu's extensions, implemented by the emu plugin (docs/design.md,
+ * "The emu plugin's extensions").
+ * ompemu_host_alias: an address in the device's reserved alias range that
+ *   stands for HOST_PTR: device code that dereferences it (or any address
+ *   within 8 MiB of it) faults, and the fault is reported as "kernel K
+ *   dereferenced host pointer HOST_PTR (DESCRIPTION) + offset".  The same
+ *   HOST_PTR and DESCRIPTION give the same alias.  NULL when none is left.
+ * ompemu_poisoned_bytes: in *COUNT, how many bytes of [TGT_PTR,
+ *   TGT_PTR+SIZE), which must lie in one live block, still hold the
+ *   device's poison (bytes no copy or kernel wrote). */
+void *__tgt_rtl_ompemu_host_alias(int32_t device_id, void *host_ptr,
+                                  const char *description);
+int32_t __tgt_rtl_ompemu_poisoned_bytes(int32_t device_id, void *tgt_ptr,
+                                        int64_t size, int64_t *count);
+
+/* Every function above, by the name after "__tgt_rtl_", in the order the
+ * runtime looks them up: REQUIRED(name) for the ten a plugin must define
+ * (a plugin lacking one is refused), OPTIONAL(name) for the rest (missing:
+ * that feature is off).  Use: #define the two macros, expand the list. */
+#define OMPEMU_RTL_FUNCTIONS(REQUIRED, OPTIONAL)                            \
+  REQUIRED(is_valid_binary)                                                 \
+  REQUIRED(number_of_devices)                                               \
+  REQUIRED(init_device)                                                     \
+  REQUIRED(load_binary)                                                     \
+  REQUIRED(data_alloc)                                                      \
+  REQUIRED(data_submit)                                                     \
+  REQUIRED(data_retrieve)                                                   \
+  REQUIRED(data_delete)                                                     \
+  REQUIRED(run_target_region)                                               \
+  REQUIRED(run_target_team_region)                                          \
+  OPTIONAL(init_requires)                                                   \
+  OPTIONAL(data_submit_async)                                               \
+  OPTIONAL(data_retrieve_async)                                             \
+  OPTIONAL(run_target_region_async)                                         \
+  OPTIONAL(run_target_team_region_async)                                    \
+  OPTIONAL(synchronize)                                                     \
+  OPTIONAL(is_data_exchangable)                                             \
+  OPTIONAL(data_exchange)                                                   \
+  OPTIONAL(data_exchange_async)                                             \
+  OPTIONAL(register_lib)                                                    \
+  OPTIONAL(unregister_lib)                                                  \
+  OPTIONAL(supports_empty_images)                                           \
+  OPTIONAL(set_info_flag)                                                   \
+  OPTIONAL(print_device_info)                                               \
+  OPTIONAL(create_event)                                                    \
+  OPTIONAL(record_event)                                                    \
+  OPTIONAL(wait_event)                                                      \
+  OPTIONAL(sync_event)                                                      \
+  OPTIONAL(destroy_event)                                                   \
+  OPTIONAL(init_async_info)                                                 \
+  OPTIONAL(release_async_info)                                              \
+  OPTIONAL(init_device_info)                                                \
+  OPTIONAL(set_function_ptr_map)                                            \
+  OPTIONAL(ompemu_observe)                                                  \
+  OPTIONAL(ompemu_host_alias)                                               \
+  OPTIONAL(ompemu_poisoned_bytes)
 
 #ifdef __cplusplus
 }

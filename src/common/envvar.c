@@ -1,6 +1,7 @@
 /* Environment variable parsing (see envvar.h). */
 #include "config.h"
 #include "envvar.h"
+#include "trace.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -8,7 +9,7 @@
 #include <strings.h>
 
 static int bad(const char *name, const char *v, const char *why) {
-  fprintf(stderr, "ompemu: error: %s='%s' ignored: %s\n", name, v, why);
+  ompemu_error("ompemu", "%s='%s' ignored: %s", name, v, why);
   return -1;
 }
 

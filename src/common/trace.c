@@ -3,7 +3,9 @@
 #include "trace.h"
 #include "envvar.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,22 +27,24 @@ static void trace_init(void) {
   const char *f = getenv("OMPEMU_TRACE_FILE");
   if (f && *f) {
     /* The runtime and each plugin carry their own copy of this file: the
-     * first to open the trace file in this process truncates it, the others
-     * append, so their lines interleave instead of overwriting each other. */
+     * first to open the trace file in this process truncates it; every copy
+     * then writes in append mode, so their lines interleave instead of one
+     * copy writing over the lines of another from its own file offset. */
     char pid[32];
     snprintf(pid, sizeof pid, "%ld", (long)getpid());
     const char *mark = getenv("OMPEMU_TRACE_FILE_OWNER");
     int first = !mark || strcmp(mark, pid) != 0;
-    FILE *o = fopen(f, first ? "w" : "a");
-    if (o && first)
+    FILE *o = first ? fopen(f, "w") : NULL;
+    if (o) {
+      fclose(o);
       setenv("OMPEMU_TRACE_FILE_OWNER", pid, 1);
-    if (o && !first)
-      fseek(o, 0, SEEK_END);
+    }
+    o = fopen(f, "a");
     if (o) {
       setvbuf(o, NULL, _IOLBF, 0);
       trace_out = o;
     } else {
-      fprintf(stderr, "ompemu: error: cannot open OMPEMU_TRACE_FILE '%s'\n", f);
+      ompemu_error("ompemu", "cannot open OMPEMU_TRACE_FILE '%s'", f);
     }
   }
 }
@@ -79,12 +83,88 @@ void ompemu_trace(int level, const char *who, const char *fmt, ...) {
   va_end(ap);
 }
 
-void ompemu_error(const char *who, const char *fmt, ...) {
-  pthread_once(&trace_once, trace_init);
+/* ---- diagnostics ---- */
+
+static atomic_ulong nerrors;
+static _Atomic(ompemu_diag_observer) observer;
+typedef void (*sink_fn)(int, const char *);
+static sink_fn sink;
+static pthread_once_t sink_once = PTHREAD_ONCE_INIT;
+
+/* The runtime's sink if it is in the process (it is this copy's own
+ * function when this copy is the runtime's). */
+static void find_sink(void) {
+  *(void **)&sink = dlsym(RTLD_DEFAULT, "ompemu_report_sink");
+}
+
+/* Print LINE, count it, tell the observer: what the process-wide sink
+ * does, and what a copy with no runtime around does itself. */
+void ompemu_diag_deliver(int sev, const char *line) {
+  if (sev >= OMPEMU_ERROR)
+    atomic_fetch_add(&nerrors, 1);
+  pthread_mutex_lock(&trace_lock);
+  fputs(line, stderr);
+  fputc('\n', stderr);
+  fflush(stderr);
+  pthread_mutex_unlock(&trace_lock);
+  ompemu_diag_observer fn = atomic_load(&observer);
+  if (fn)
+    fn((enum ompemu_severity)sev, line);
+}
+
+void ompemu_vreport(enum ompemu_severity sev, const char *prefix,
+                    const char *fmt, va_list ap) {
+  char buf[1024];
+  int n = snprintf(buf, sizeof buf, "%s", prefix ? prefix : "");
+  if (n < 0 || (size_t)n >= sizeof buf)
+    n = 0;
+  vsnprintf(buf + n, sizeof buf - (size_t)n, fmt, ap);
+  size_t len = strlen(buf);
+  if (len && buf[len - 1] == '\n') /* LLVM's texts may end in one */
+    buf[len - 1] = '\0';
+  pthread_once(&sink_once, find_sink);
+  if (sink)
+    sink((int)sev, buf);
+  else
+    ompemu_diag_deliver((int)sev, buf);
+}
+
+void ompemu_report(enum ompemu_severity sev, const char *prefix,
+                   const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  vline(stderr, who, "error: ", fmt, ap);
+  ompemu_vreport(sev, prefix, fmt, ap);
   va_end(ap);
+}
+
+static void who_report(enum ompemu_severity sev, const char *who,
+                       const char *tag, const char *fmt, va_list ap) {
+  char prefix[128];
+  snprintf(prefix, sizeof prefix, "%s: %s", who, tag);
+  ompemu_vreport(sev, prefix, fmt, ap);
+}
+
+void ompemu_error(const char *who, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  who_report(OMPEMU_ERROR, who, "error: ", fmt, ap);
+  va_end(ap);
+}
+
+void ompemu_warning(const char *who, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  who_report(OMPEMU_WARNING, who, "warning: ", fmt, ap);
+  va_end(ap);
+}
+
+unsigned long ompemu_error_count(void) {
+  pthread_once(&sink_once, find_sink);
+  return atomic_load(&nerrors);
+}
+
+void ompemu_set_diag_observer(ompemu_diag_observer fn) {
+  atomic_store(&observer, fn);
 }
 
 void ompemu_raw(const char *fmt, ...) {

@@ -21,9 +21,46 @@ void ompemu_set_trace_level(int level);
 void ompemu_trace(int level, const char *who, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Print an error line "WHO: error: message" to stderr, always. */
+/* Diagnostics: the one way anything in ompemu (runtime, plugins, tools)
+ * reports a problem.  A diagnostic is one line on stderr: PREFIX then the
+ * message.  Every error is counted process-wide: when this copy of the
+ * module lives in a plugin loaded by ompemu's runtime, the line is handed to
+ * the runtime's copy (ompemu_report_sink, exported by libomptarget.so), so
+ * one counter and one set of observers see every diagnostic of the process.
+ * LLVM-compatible texts keep LLVM's own prefixes ("Libomptarget error: ");
+ * ompemu's own use "WHO: error: " / "WHO: warning: ". */
+enum ompemu_severity {
+  OMPEMU_NOTE,    /* information the user asked for or should see */
+  OMPEMU_WARNING, /* something was ignored or worked around */
+  OMPEMU_ERROR,   /* an operation failed */
+  OMPEMU_FATAL    /* the caller aborts next (LLVM's fatal path) */
+};
+void ompemu_vreport(enum ompemu_severity sev, const char *prefix,
+                    const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+void ompemu_report(enum ompemu_severity sev, const char *prefix,
+                   const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* "WHO: error: message" / "WHO: warning: message". */
 void ompemu_error(const char *who, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+void ompemu_warning(const char *who, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Errors (and fatal errors) delivered by this copy of the module: all of
+ * the process's in the runtime's copy, which plugins forward to. */
+unsigned long ompemu_error_count(void);
+
+/* A function that wants every diagnostic of the process (the runtime's
+ * copy of this module installs one; see ompemu_report_sink). */
+typedef void (*ompemu_diag_observer)(enum ompemu_severity sev,
+                                     const char *line);
+void ompemu_set_diag_observer(ompemu_diag_observer fn);
+
+/* The process-wide sink: defined (and exported) by libomptarget.so only.
+ * Plugins' copies of this module find it with dlsym(RTLD_DEFAULT). */
+void ompemu_report_sink(int sev, const char *line);
+/* Print, count and observe one finished diagnostic line here (what the
+ * sink does; used directly when there is no sink). */
+void ompemu_diag_deliver(int sev, const char *line);
 
 /* Print a line to stderr exactly as given (no prefix added). */
 void ompemu_raw(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

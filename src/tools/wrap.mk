@@ -1,5 +1,5 @@
-# ompemu-wrap (embed device images in a host object, seed
-# ClangOffloadWrapper.rst) and ompemu-dump (show what a fat binary or a
+# ompemu-wrap (embed device images in a host object,
+# docs/offload-wrapper.md) and ompemu-dump (show what a fat binary or a
 # device image holds).  Included from src/tools/local.mk.
 bin_PROGRAMS += ompemu-wrap ompemu-dump
 
@@ -21,7 +21,12 @@ ompemu_dump_SOURCES = \
 	src/tools/dump/devimage.c \
 	src/tools/dump/output.c \
 	src/tools/dump/notes.c \
+	src/tools/dump/needs.c \
 	src/tools/dump/main.c \
-	src/tools/common/readfile.c src/tools/common/readfile.h
+	src/tools/common/readfile.c src/tools/common/readfile.h \
+	src/runtime/image_format.c src/runtime/image_format.h \
+	src/runtime/entry_table.c src/runtime/entry_table.h
+# The device image and entry table readers are the runtime's own.
+ompemu_dump_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/runtime
 ompemu_dump_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
 ompemu_dump_LDADD = $(LIBELF_LIBS)

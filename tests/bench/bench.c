@@ -1,58 +1,154 @@
 /* ompemu benchmark program: compiled once by clang 14 and run under LLVM
  * 14's runtime and under ompemu's, so both are measured on the same binary.
- * Prints one line per figure: "name value unit". */
+ * `bench GROUP [SCALE]` runs one group of figures and prints one line per
+ * figure, "name value unit" (bench.h); run.sh runs each group several
+ * times, alternating the two runtimes, and takes the median.  Each figure
+ * printed here is itself the median of several repetitions in the
+ * process.  The stress and idle-CPU groups are in bench_stress.c. */
+#include "bench.h"
+
 #include <omp.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+#define REPS 7
 
-/* Best of REPS runs of ITERS calls of OP: ns per call. */
-static void measure(const char *name, long iters, int reps, void (*op)(long)) {
-  double best = 1e30;
-  for (int r = 0; r < reps; r++) {
-    double t0 = now();
+/* Median over REPS runs of ITERS calls of OP: ns per call. */
+static void measure(const char *name, long iters, void (*op)(long)) {
+  double t[REPS];
+  for (int r = 0; r < REPS; r++) {
+    double t0 = bench_now();
     for (long i = 0; i < iters; i++)
       op(i);
-    double t = (now() - t0) / (double)iters;
-    if (t < best)
-      best = t;
+    t[r] = (bench_now() - t0) / (double)iters;
   }
-  printf("%s %.1f ns\n", name, best * 1e9);
-  fflush(stdout);
+  bench_print(name, bench_median(t, REPS) * 1e9, "ns");
 }
 
 static char buf[4096];
-static double a[512];
-enum { LIVE = 20000 };
-static double cells[LIVE][4];
 
 static void op_empty(long i) {
+  (void)i;
 #pragma omp target
   {}
 }
 
 static void op_map4k(long i) {
+  (void)i;
 #pragma omp target map(tofrom: buf)
   buf[0]++;
 }
 
-static void op_enter_exit(long i) {
-#pragma omp target enter data map(to: a)
-#pragma omp target exit data map(release: a)
+static void launch_rows(long scale, const char *suffix) {
+  char name[64];
+  snprintf(name, sizeof name, "launch_empty%s", suffix);
+  measure(name, 2000 * scale, op_empty);
+  snprintf(name, sizeof name, "launch_4KiB_tofrom%s", suffix);
+  measure(name, 2000 * scale, op_map4k);
 }
 
+int group_launch(long scale) {
+  launch_rows(scale, "");
+  return 0;
+}
+
+/* The launch rows again with one host thread spinning: on a 2-core
+ * machine the launching thread and any device thread then share the
+ * other core, which is where hand-offs between threads cost most. */
+static atomic_int spin_stop;
+static void *spinner(void *arg) {
+  (void)arg;
+  volatile unsigned long n = 0;
+  while (!atomic_load_explicit(&spin_stop, memory_order_relaxed))
+    n++;
+  return NULL;
+}
+
+int group_launch_busy(long scale) {
+  pthread_t th;
+  atomic_store(&spin_stop, 0);
+  if (pthread_create(&th, NULL, spinner, NULL) != 0)
+    return 1;
+  launch_rows(scale, "_1core_busy");
+  atomic_store(&spin_stop, 1);
+  pthread_join(th, NULL);
+  return 0;
+}
+
+/* Enter data of N distinct 64-byte buffers, then exit data of all of them
+ * in a shuffled order: ns per enter+exit pair with up to N live. */
+static void enter_exit_rows(long n, int rounds) {
+  enum { STRIDE = 16, LEN = 8 }; /* doubles: 64-byte buffers, 64-byte gaps */
+  double *pool = calloc((size_t)n * STRIDE, sizeof *pool);
+  long *order = malloc(n * sizeof *order);
+  double *t = malloc(rounds * sizeof *t);
+  if (!pool || !order || !t) {
+    fprintf(stderr, "bench: out of memory\n");
+    exit(1);
+  }
+  for (long i = 0; i < n; i++)
+    order[i] = i;
+  uint64_t rng = 88172645463325252ull;
+  for (long i = n - 1; i > 0; i--) { /* Fisher-Yates, fixed seed */
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    long j = (long)(rng % (uint64_t)(i + 1)), k = order[i];
+    order[i] = order[j], order[j] = k;
+  }
+  for (int r = 0; r < rounds; r++) {
+    double t0 = bench_now();
+    for (long i = 0; i < n; i++) {
+      double *p = pool + i * STRIDE;
+#pragma omp target enter data map(to: p[0:LEN])
+    }
+    for (long i = 0; i < n; i++) {
+      double *p = pool + order[i] * STRIDE;
+#pragma omp target exit data map(release: p[0:LEN])
+    }
+    t[r] = (bench_now() - t0) / (double)n;
+  }
+  char name[64];
+  snprintf(name, sizeof name, "enter_exit_pair_%ld_live", n);
+  bench_print(name, bench_median(t, rounds) * 1e9, "ns");
+  free(t);
+  free(order);
+  free(pool);
+}
+
+int group_enter_exit(long scale) {
+  enter_exit_rows(100, 101 * (int)scale);
+  enter_exit_rows(10000, 5 * (int)scale);
+  enter_exit_rows(100000, (int)scale);
+  return 0;
+}
+
+enum { LIVE_MAX = 100000 };
+static double cells[LIVE_MAX][4];
+static long live;
+
 static void op_update(long i) {
-  int k = (int)(i * 7919 % LIVE);
+  long k = i * 7919 % live;
 #pragma omp target update to(cells[k][0:4])
+}
+
+/* target update of one small mapping among LIVE live ones. */
+int group_update(long scale) {
+  static const long sizes[] = {20000, LIVE_MAX};
+  long mapped = 0;
+  for (int s = 0; s < 2; s++) {
+    for (; mapped < sizes[s]; mapped++) {
+#pragma omp target enter data map(to: cells[mapped][0:4])
+    }
+    live = mapped;
+    char name[64];
+    snprintf(name, sizeof name, "update_%ld_live", live);
+    measure(name, 5000 * scale, op_update);
+  }
+  for (long i = 0; i < mapped; i++) {
+#pragma omp target exit data map(release: cells[i][0:4])
+  }
+  return 0;
 }
 
 static void *launcher(void *arg) {
@@ -65,80 +161,97 @@ static void *launcher(void *arg) {
   return (void *)(intptr_t)(v != n);
 }
 
-int main(int argc, char **argv) {
-  long scale = argc > 1 ? atol(argv[1]) : 1;
-  /* Warm up: device init and image load are not measured. */
-#pragma omp target
-  {}
-
-  measure("launch_empty", 2000 * scale, 5, op_empty);
-  measure("launch_map_4k_tofrom", 2000 * scale, 5, op_map4k);
-  measure("enter_exit_pair", 5000 * scale, 5, op_enter_exit);
-
-  /* target update with 20 000 live mappings. */
-  for (int i = 0; i < LIVE; i++) {
-#pragma omp target enter data map(to: cells[i][0:4])
+/* 8 host threads (plain pthreads, outside any OpenMP parallel region)
+ * launching concurrently: wall time per launch, median of 5 runs. */
+int group_threads8(long scale) {
+  enum { THREADS = 8, RUNS = 5 };
+  long per = 500 * scale;
+  pthread_t th[THREADS];
+  int bad = 0;
+  double t[RUNS];
+  for (int r = 0; r < RUNS; r++) {
+    double t0 = bench_now();
+    for (int i = 0; i < THREADS; i++)
+      pthread_create(&th[i], NULL, launcher, (void *)(intptr_t)per);
+    for (int i = 0; i < THREADS; i++) {
+      void *ret;
+      pthread_join(th[i], &ret);
+      bad |= ret != NULL;
+    }
+    t[r] = (bench_now() - t0) / (THREADS * per);
   }
-  measure("update_20000_live", 5000 * scale, 5, op_update);
-  for (int i = 0; i < LIVE; i++) {
-#pragma omp target exit data map(release: cells[i][0:4])
-  }
+  bench_print("launch_8_threads", bench_median(t, RUNS) * 1e9, "ns");
+  if (bad)
+    fprintf(stderr, "bench: concurrent launches computed wrong values\n");
+  return bad;
+}
 
-  /* 256 MiB round trip vs plain memcpy (GB/s, higher is better). */
+/* 256 MiB round trip (enter data to + exit data from) against two plain
+ * memcpy of 256 MiB between already touched buffers, in the same process:
+ * GB/s counting both directions, and the round trip as a fraction of
+ * the memcpy run just after it; medians of 3. */
+int group_bandwidth(long scale) {
+  (void)scale;
+  enum { RUNS = 3 };
   size_t big = (size_t)256 << 20;
   char *h = malloc(big), *h2 = malloc(big);
+  if (!h || !h2) {
+    fprintf(stderr, "bench: out of memory\n");
+    return 1;
+  }
   memset(h, 1, big);
   memset(h2, 2, big);
-  double best_rt = 1e30, best_mc = 1e30;
-  for (int r = 0; r < 3; r++) {
-    double t0 = now();
+  double rt[RUNS], mc[RUNS], frac[RUNS];
+  for (int r = 0; r < RUNS; r++) {
+    double t0 = bench_now();
 #pragma omp target enter data map(to: h[0:big])
 #pragma omp target exit data map(from: h[0:big])
-    double t = now() - t0;
-    if (t < best_rt)
-      best_rt = t;
-    t0 = now();
+    rt[r] = 2.0 * big / (bench_now() - t0) / 1e9;
+    t0 = bench_now();
     memcpy(h2, h, big);
     __asm__ volatile("" ::: "memory");
     memcpy(h, h2, big);
     __asm__ volatile("" ::: "memory");
-    t = now() - t0;
-    if (t < best_mc)
-      best_mc = t;
+    mc[r] = 2.0 * big / (bench_now() - t0) / 1e9;
+    frac[r] = rt[r] / mc[r];
   }
   long sum = 0;
   for (size_t i = 0; i < big; i += 4096)
     sum += h[i] + h2[i];
-  if (sum != 2 * (long)(big / 4096))
-    fprintf(stderr, "bench: round trip corrupted data\n");
-  printf("roundtrip_256MiB %.2f GB/s\n", 2.0 * big / best_rt / 1e9);
-  printf("memcpy_256MiB %.2f GB/s\n", 2.0 * big / best_mc / 1e9);
   free(h);
   free(h2);
-
-  /* 8 host threads launching concurrently: ns per launch overall, best
-   * of 3 runs like the other time rows (one run is at the mercy of how
-   * the scheduler happens to place 8 threads on few cores). */
-  enum { THREADS = 8 };
-  long per = 500 * scale;
-  pthread_t th[THREADS];
-  int bad = 0;
-  double best8 = 1e30;
-  for (int r = 0; r < 3; r++) {
-    double t0 = now();
-    for (int t = 0; t < THREADS; t++)
-      pthread_create(&th[t], NULL, launcher, (void *)(intptr_t)per);
-    for (int t = 0; t < THREADS; t++) {
-      void *ret;
-      pthread_join(th[t], &ret);
-      bad |= ret != NULL;
-    }
-    double t = (now() - t0) / (THREADS * per);
-    if (t < best8)
-      best8 = t;
+  if (sum != 2 * (long)(big / 4096)) {
+    fprintf(stderr, "bench: round trip corrupted data\n");
+    return 1;
   }
-  printf("launch_8_threads %.1f ns\n", best8 * 1e9);
-  if (bad)
-    fprintf(stderr, "bench: concurrent launches computed wrong values\n");
-  return bad;
+  bench_print("roundtrip_256MiB", bench_median(rt, RUNS), "GB/s");
+  bench_print("memcpy_256MiB", bench_median(mc, RUNS), "GB/s");
+  bench_print("roundtrip_over_memcpy", bench_median(frac, RUNS), "x");
+  return 0;
+}
+
+static const struct {
+  const char *name;
+  int (*run)(long scale);
+} groups[] = {
+    {"launch", group_launch},       {"launch_busy", group_launch_busy},
+    {"enter_exit", group_enter_exit}, {"update", group_update},
+    {"threads8", group_threads8},   {"bandwidth", group_bandwidth},
+    {"stress", group_stress},       {"idle_cpu", group_idle_cpu},
+};
+
+int main(int argc, char **argv) {
+  long scale = argc > 2 ? atol(argv[2]) : 1;
+  if (argc < 2 || scale < 1) {
+    fprintf(stderr, "usage: bench GROUP [SCALE]\n");
+    return 2;
+  }
+  /* Warm up: device init and image load are not measured. */
+#pragma omp target
+  {}
+  for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++)
+    if (strcmp(argv[1], groups[g].name) == 0)
+      return groups[g].run(scale);
+  fprintf(stderr, "bench: unknown group '%s'\n", argv[1]);
+  return 2;
 }

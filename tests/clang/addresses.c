@@ -1,7 +1,7 @@
 // Device addresses: omp_target_alloc pointers, mapped data and the device
 // address of a declare target global.  On the emu device they lie in the
-// documented ranges (data 0x200000000000 + dev * 0x010000000000, code
-// 0x300000000000 + dev * 0x010000000000, emu-device/arena.h), never equal
+// documented ranges (data 0x550000000000 + dev * 0x000400000000, code
+// 0x554000000000 + dev * 0x000020000000, src/plugins/emu/arena.h), never equal
 // a host address, and the printed device addresses are the same in every
 // run.
 // RUN-ENV: OMPEMU_NUM_DEVICES=2
@@ -15,12 +15,14 @@ int gvar = 3;
 double garr[16];
 #pragma omp end declare target
 
-#define DATA_BASE 0x200000000000ULL
-#define CODE_BASE 0x300000000000ULL
-#define STRIDE 0x010000000000ULL
+#define DATA_BASE 0x550000000000ULL
+#define DATA_STRIDE 0x000400000000ULL
+#define CODE_BASE 0x554000000000ULL
+#define CODE_STRIDE 0x000020000000ULL
 
 static int in_range(uintptr_t p, unsigned long long base, int dev) {
-  return p >= base + dev * STRIDE && p < base + (dev + 1) * STRIDE;
+  unsigned long long stride = base == DATA_BASE ? DATA_STRIDE : CODE_STRIDE;
+  return p >= base + dev * stride && p < base + (dev + 1) * stride;
 }
 
 int main(void) {

@@ -2,6 +2,7 @@
 // omp_target_is_present: an associated host array uses the given device
 // memory (no copies: infinite reference count), errors are reported.
 // EXPECT-STDERR: Libomptarget error: Not allowed to re-associate a different device ptr+offset with the same host ptr
+// CHECK-ERRORS: omp_target_associate_ptr is misused on purpose
 #include "check.h"
 #include <omp.h>
 

@@ -1,13 +1,16 @@
 // C++ declare-target globals with constructors and destructors: the
 // device copies are constructed when the image is loaded (the device sees
 // the constructed values) and destroyed at unload.  LLVM 14 with its
-// x86_64 plugin segfaults in __tgt_unregister_lib at exit (ABI-llvm14.md
+// x86_64 plugin segfaults in __tgt_unregister_lib at exit (docs/abi-clang14.md
 // §7.1); LLVM 14's runtime with the emu plugin does not.
 // The device destructors report themselves on stderr, in reverse order of
 // construction (D first), with the values the kernel left.
 // LLVM14-FAILS: SIGSEGV at exit in __tgt_unregister_lib (§7.1)
 // EXPECT-STDERR: ~Counter on the device: id 2 value 42
 // EXPECT-STDERR: ~Counter on the device: id 1 value 7
+// In check mode, C.value changed on the host only is a stale global (on
+// purpose here).
+// CHECK-FINDING: stale declare target variable C: its host copy changed
 #include "check.h"
 #include <omp.h>
 #include <stdio.h>

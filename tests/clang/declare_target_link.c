@@ -2,7 +2,7 @@
 // reference pointer that the runtime fills when the variable is mapped.
 // Clang 14 gives the device image no entry for the pointer, so LLVM 14's
 // x86_64 plugin pairs host and device entries by position and runs the
-// wrong kernel or crashes (ABI-llvm14.md §9); ompemu pairs them by name.
+// wrong kernel or crashes (docs/abi-clang14.md §9); ompemu pairs them by name.
 // LLVM 14's runtime pairs by index too, which works with the emu plugin
 // because its table follows the host entries' order.
 // LLVM14-FAILS: entry tables mismatch, wrong kernel or SIGSEGV (§9)

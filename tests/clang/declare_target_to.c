@@ -2,6 +2,9 @@
 // is present from the start, changes on the device are seen after update
 // from, host changes reach it after update to.  A declare target function
 // uses them.
+// In check mode, g changed on the host only is a stale global (on purpose
+// here).
+// CHECK-FINDING: stale declare target variable g: its host copy changed
 #include "check.h"
 #include <omp.h>
 

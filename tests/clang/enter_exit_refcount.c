@@ -1,5 +1,8 @@
 // Unstructured mapping with reference counting: nested enter/exit data,
 // a target region inside, data that must (not) be copied at each step.
+// In check mode, the second enter data that copies nothing while the host
+// changed the data is stale device data (on purpose here).
+// CHECK-FINDING: stale device data: map(to) of host
 #include "check.h"
 #include <omp.h>
 

@@ -1,7 +1,7 @@
 // OpenMP 5.1 interop objects: init(targetsync) on a device, the property
 // queries, use (waiting for its dependences), destroy.  LLVM 14's runtime
 // with its x86_64 plugin gives no object here (omp_interop_none; a
-// segfault in other cases, ABI-llvm14.md §13.4).
+// segfault in other cases, docs/abi-clang14.md §13.4).
 // CFLAGS: -fopenmp-version=51
 // LLVM14-FAILS: interop init gives no object with the x86_64 plugin (§13.4)
 #include "check.h"

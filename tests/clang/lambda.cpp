@@ -1,6 +1,11 @@
 // C++ lambdas called in target regions: a lambda capturing a pointer by
 // value and one capturing by reference; the runtime patches the device
 // copy of the closure with device pointers.
+// The by-reference lambda holds the address of the pointer variable A,
+// which is not mapped (only A[0:N] is): device code reading A through it
+// reads host memory, which works here and faults on a GPU; check mode
+// reports it.
+// CHECK-FINDING: dereferenced host pointer
 #include "check.h"
 
 #define N 100

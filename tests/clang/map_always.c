@@ -1,5 +1,8 @@
 // map(always, to/from) inside a data region copies even though the data
 // is already present; a plain map does not.
+// In check mode, the plain map that copies nothing while the host changed
+// the data is stale device data (on purpose here).
+// CHECK-FINDING: stale device data: map(to) of host
 #include "check.h"
 
 int main(void) {

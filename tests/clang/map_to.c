@@ -1,5 +1,8 @@
 // map(to:) copies host data in and nothing back; map(from:) of a scalar
 // brings the result out.
+// In check mode, A changed on the device and not copied back is a result
+// thrown away (on purpose here).
+// CHECK-FINDING: result thrown away: kernel
 #include "check.h"
 #include <omp.h>
 

@@ -12,7 +12,10 @@
 #           the name libomptarget.rtl.x86_64.so (the independent check)
 #   llvm    plain LLVM 14 runtime and x86_64 plugin (not in the default set;
 #           programs marked LLVM14-FAILS are TODO there)
-# CLANG_TEST_MODES selects modes (default "emu x86 llvmrt"); CLANG_TESTS
+#   check   ompemu-run --check PROG: the checking mode (docs/check.md) must
+#           find nothing but what the program declares with CHECK-FINDING
+#           (programs that exercise on purpose what the checker reports)
+# CLANG_TEST_MODES selects modes (default "emu x86 llvmrt check"); CLANG_TESTS
 # selects programs by name (default all); CLANG_TEST_WRAPPER runs each
 # program under a tool (e.g. "valgrind -q --error-exitcode=99").
 #
@@ -25,6 +28,12 @@
 #   // SKIP-MODE-<mode>: reason skip that mode, with the reason
 #   // RUN-TWICE-SAME-STDOUT    on the emu device, run twice, compare stdout
 #   // LLVM14-FAILS: reason     known to fail on LLVM 14's runtime (mode llvm)
+#   // CHECK-FINDING: text      mode check: a finding containing text is
+#                               expected (tests/clang/check_findings.sh);
+#                               any other finding fails the program; after
+#                               a finding the exit status is 99 and the
+#                               expected output is not looked for
+#   // CHECK-ERRORS: reason     mode check: errors provoked on purpose
 set -u
 
 if [ -z "${CLANG14:-}" ]; then
@@ -36,7 +45,7 @@ LLVM14_LIBDIR=${LLVM14_LIBDIR:-/usr/lib/llvm-14/lib}
 SRC=$OMPEMU_SRCDIR/tests/clang
 BIN=$OMPEMU_BUILDDIR/tests/clang/bin
 LIBS=$OMPEMU_BUILDDIR/.libs
-MODES=${CLANG_TEST_MODES:-emu x86 llvmrt}
+MODES=${CLANG_TEST_MODES:-emu x86 llvmrt check}
 TIMEOUT=${CLANG_TEST_TIMEOUT:-60}
 WRAPPER=${CLANG_TEST_WRAPPER:-}
 CLANGXX=$(dirname "$CLANG14")/$(basename "$CLANG14" | sed 's/clang/clang++/')
@@ -87,7 +96,7 @@ printf '%s\n' $progs | xargs -P "${CLANG_TEST_JOBS:-2}" -n 1 \
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ompemu-clang.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 emu_plugin=
-for d in "$LIBS" "$OMPEMU_BUILDDIR/emu-device/.libs"; do
+for d in "$LIBS" "$OMPEMU_BUILDDIR/src/plugins/emu/.libs"; do
   [ -f "$d/libomptarget.rtl.emu.so" ] && { emu_plugin=$d/libomptarget.rtl.emu.so; break; }
 done
 ln -s "${emu_plugin:-$LIBS/libomptarget.rtl.emu.so}" "$tmp/libomptarget.rtl.x86_64.so"
@@ -100,6 +109,8 @@ i=0
 # diag FILE: show the end of FILE as TAP diagnostics.
 diag() { [ -s "$1" ] && tail -n "${2:-15}" "$1" | sed 's/^/#   /'; return 0; }
 
+. "$SRC/check_findings.sh"
+
 # run_mode MODE PROG OUTBASE: run PROG once; 0 if it did what is expected.
 run_mode() {
   mode=$1 prog=$2 o=$3 f=$4
@@ -107,10 +118,11 @@ run_mode() {
   # plugin failed to load must fail, not pass on the host fallback.
   envs="OMP_TARGET_OFFLOAD=mandatory $(directive "$f" RUN-ENV | tr '\n' ' ')"
   case $mode in
-    emu)
+    emu|check)
       [ -x "$OMPEMU_BUILDDIR/ompemu-run" ] || { echo "ompemu-run not built" >"$o.why"; return 1; }
+      opt=; [ "$mode" = check ] && opt=--check
       env $envs OMPEMU_TEST_DEVICE=emu timeout "$TIMEOUT" \
-        "$OMPEMU_BUILDDIR/ompemu-run" $WRAPPER "$prog" >"$o.out" 2>"$o.err" ;;
+        "$OMPEMU_BUILDDIR/ompemu-run" $opt $WRAPPER "$prog" >"$o.out" 2>"$o.err" ;;
     x86)
       # Without ompemu's runtime the RUNPATH would pick LLVM's: refuse.
       [ -f "$LIBS/libomptarget.so" ] || { echo "$LIBS/libomptarget.so not built" >"$o.why"; return 1; }
@@ -130,6 +142,14 @@ run_mode() {
   esac
   rc=$?
   want=$(directive "$f" EXPECT-EXIT); want=${want:-0}
+  if [ "$mode" = check ]; then
+    check_findings "$f" "$o" || return 1
+    if check_found "$o"; then
+      [ "$want" = 0 ] && want=99
+      [ "$rc" = "$want" ] || { echo "exit status $rc, expected $want" >"$o.why"; return 1; }
+      return 0
+    fi
+  fi
   if [ "$rc" != "$want" ]; then
     echo "exit status $rc, expected $want" >"$o.why"; return 1
   fi

@@ -5,7 +5,8 @@
 # (fake-cuda-image), wrapped with ompemu-wrap, run by ompemu's runtime with
 # OMPEMU_PLUGINS=cuda,emu on the CUDA driver test double (tests/fake-cuda);
 # then the same runtime with no driver (runs on emu, with a note) and with
-# LLVM 14's own cuda plugin (0 devices).
+# LLVM 14's own cuda plugin (0 devices); and the default plugin list, which
+# probes the cuda plugin only for an image that may need it.
 set -u
 B=${OMPEMU_BUILDDIR:?OMPEMU_BUILDDIR is not set}
 S=${OMPEMU_SRCDIR:?OMPEMU_SRCDIR is not set}
@@ -14,7 +15,7 @@ LLVM14_LIBDIR=${LLVM14_LIBDIR:-/usr/lib/llvm-14/lib}
 W=$B/tests/fake-cuda/work
 FAKE=$B/tests/fake-cuda/.libs
 IMG=$B/tests/fake-cuda/fake-cuda-image
-NTESTS=14
+NTESTS=17
 
 echo "1..$NTESTS"
 . "$S/tests/gpu/lowered-lib.sh"
@@ -50,6 +51,22 @@ cubin hello && prog hello && on_cuda ./hello &&
   ran_on_cuda hello __omp_offloading_lowered_hello_l12 &&
   step grep -q "cuMemcpyHtoD[A-Za-z_0-9]* dev=0 dst=0x00005c00" hello.fake
 report "hello on the cuda plugin (fake driver): kernel launched, values checked" $?
+
+# Driver calls per region through ompemu's runtime (make bench's rows):
+# once the pool holds the blocks no region allocates or frees device
+# memory, and none synchronizes a stream more than once.
+: >"$log"
+FC=$S/tests/fake-cuda
+step "$CC" $CFLAGS_L -shared -fPIC -o calls.dev.so "$FC/calls.dev.c" &&
+  step "$IMG" --sm=70 calls.dev.so calls.cubin &&
+  step "$B/ompemu-wrap" -o wrap-calls.o --offload-arch=sm_70 calls.cubin &&
+  step "$CC" $CFLAGS_L -o calls "$FC/calls.host.c" wrap-calls.o $LIBS -ldl &&
+  on_cuda ./calls && step grep -q "^calls empty " "$log" &&
+  ! grep "^calls " "$log" | grep -q "cuMemAlloc_v2\|cuMemFree_v2" &&
+  ! grep "^calls " "$log" | grep -q "cuStreamSynchronize=[1-9][0-9]*\.[1-9]\|cuStreamSynchronize=[2-9]"
+st=$?
+grep "^calls " "$log" | sed 's/^/# /'
+report "driver calls per region through the runtime: no cuMemAlloc/cuMemFree, at most one stream synchronize" $st
 
 for t in global struct refcount; do
   : >"$log"
@@ -118,7 +135,8 @@ step "$CC" $CFLAGS_L -shared -fPIC -o hello_x86.dev.so "$T/hello.dev.c" &&
 built=$?
 if [ $built -eq 0 ] && ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
   step env -u LD_LIBRARY_PATH -u OMPEMU_TRACE OMPEMU_PLUGINS=cuda,emu "$B/ompemu-run" ./hello_x86 &&
-    step grep -q "^cuda: no CUDA driver (dlopen libcuda.so.1: .*): 0 devices" "$log" &&
+    step grep -q "^cuda: no devices (driver not found)$" "$log" &&
+    step grep -q "^cuda: dlopen libcuda.so.1: " "$log" &&
     step grep -q "^hello: ok" "$log" &&
     : >"$log" && step env -u LD_LIBRARY_PATH -u OMPEMU_TRACE OMPEMU_PLUGINS="emu,cuda?" "$B/ompemu-run" ./hello_x86 &&
     ! grep -q "cuda:" "$log"
@@ -126,6 +144,37 @@ if [ $built -eq 0 ] && ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; th
 else
   n=$((n + 1)); echo "ok $n # SKIP a libcuda.so.1 is installed here (or the build failed)"
 fi
+
+# The default plugin list (no OMPEMU_PLUGINS) probes the GPU plugins only
+# for an image that may need them: an x86-64 program never loads the cuda
+# plugin (the fake driver, on the library path, is never called); one
+# with an x86-64 and a sm_70 image probes cuda (not hsa), and the device
+# ids follow the list: emu 0, cuda 1.  (The log is grepped without step,
+# which writes its command line into the log.)
+: >"$log"
+fake_log=$W/default.fake
+rm -f "$fake_log"
+[ $built -eq 0 ] &&
+  step env -u OMPEMU_PLUGINS LD_LIBRARY_PATH="$FAKE" FAKE_CUDA_LOG="$fake_log" \
+    OMPEMU_TRACE=1 "$B/ompemu-run" ./hello_x86 &&
+  grep -q "^hello: ok" "$log" &&
+  grep -q "^ompemu:   image 0 claimed by plugin emu" "$log" &&
+  ! grep -q "^ompemu: .*plugin \(cuda\|hsa\)" "$log" && [ ! -s "$fake_log" ]
+report "default plugins, x86-64 image: no GPU plugin loaded" $?
+: >"$log"
+rm -f "$fake_log"
+[ $built -eq 0 ] &&
+  step "$B/ompemu-wrap" -o wrap-both.o --offload-arch=x86-64 hello_x86.dev.so \
+    --offload-arch=sm_70 hello.cubin &&
+  step "$CC" $CFLAGS_L -o both "$T/hello.host.c" wrap-both.o $LIBS &&
+  step env -u OMPEMU_PLUGINS LD_LIBRARY_PATH="$FAKE" FAKE_CUDA_LOG="$fake_log" \
+    OMPEMU_TRACE=1 "$B/ompemu-run" ./both &&
+  grep -q "^hello: ok" "$log" && grep -q "^ompemu: probing plugin cuda" "$log" &&
+  ! grep -q "^ompemu: .*plugin hsa" "$log" &&
+  grep -q "^ompemu:   image 1 claimed by plugin cuda" "$log" &&
+  grep -q "^ompemu: plugin emu in use: global device ids 0\.\.0" "$log" &&
+  grep -q "^ompemu: plugin cuda in use: global device ids 1\.\.1" "$log"
+report "default plugins, x86-64 + sm_70 images: cuda probed, emu is device 0, cuda 1" $?
 
 # LLVM 14's own cuda plugin, loaded by ompemu's runtime: 0 devices.
 : >"$log"

@@ -8,7 +8,9 @@
  * FAKE_CUDA_ALLOC_FAIL_AFTER=N (allocation N+1 onwards fails with
  * CUDA_ERROR_OUT_OF_MEMORY), FAKE_CUDA_MEM=bytes per device (default 64M),
  * FAKE_CUDA_EAGER=1 (run stream work at once instead of at synchronize),
- * FAKE_CUDA_NO_PEER=1, FAKE_CUDA_LAUNCH_FAIL=1. */
+ * FAKE_CUDA_NO_PEER=1, FAKE_CUDA_LAUNCH_FAIL=1, FAKE_CUDA_KERNEL_FAULT=NAME
+ * (kernel NAME faults when it runs: the stream's synchronize returns
+ * CUDA_ERROR_ILLEGAL_ADDRESS). */
 #define _GNU_SOURCE
 #include "fake.h"
 #include "fake_cuda.h"
@@ -51,6 +53,8 @@ void fake_init_env(void) {
   fake.eager = (int)env_long("FAKE_CUDA_EAGER", 0);
   fake.no_peer = (int)env_long("FAKE_CUDA_NO_PEER", 0);
   fake.launch_fail = (int)env_long("FAKE_CUDA_LAUNCH_FAIL", 0);
+  const char *fault = getenv("FAKE_CUDA_KERNEL_FAULT");
+  snprintf(fake.fault, sizeof fake.fault, "%s", fault ? fault : "");
   const char *f = getenv("FAKE_CUDA_LOG");
   if (f && *f)
     log_file = fopen(f, "a");
@@ -109,6 +113,94 @@ FAKE_EXPORT int fake_cuda_log_count(const char *needle) {
   return n;
 }
 
+/* ---- call counters ---- */
+
+static struct fake_counter *counters; /* linked on first use, fake_lock */
+
+void fake_count(struct fake_counter *c) {
+  fake_gate(c->name);
+  __atomic_add_fetch(&c->count, 1, __ATOMIC_RELAXED);
+  if (!__atomic_load_n(&c->linked, __ATOMIC_ACQUIRE)) {
+    pthread_mutex_lock(&fake_lock);
+    if (!c->linked) {
+      c->next = counters;
+      counters = c;
+      __atomic_store_n(&c->linked, 1, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&fake_lock);
+  }
+}
+
+FAKE_EXPORT long fake_cuda_calls_total(void) {
+  long n = 0;
+  pthread_mutex_lock(&fake_lock);
+  for (struct fake_counter *c = counters; c; c = c->next)
+    n += __atomic_load_n(&c->count, __ATOMIC_RELAXED);
+  pthread_mutex_unlock(&fake_lock);
+  return n;
+}
+
+FAKE_EXPORT long fake_cuda_calls_of(const char *name) {
+  long n = 0;
+  pthread_mutex_lock(&fake_lock);
+  for (struct fake_counter *c = counters; c; c = c->next)
+    if (strcmp(c->name, name) == 0)
+      n += __atomic_load_n(&c->count, __ATOMIC_RELAXED);
+  pthread_mutex_unlock(&fake_lock);
+  return n;
+}
+
+FAKE_EXPORT void fake_cuda_calls_reset(void) {
+  pthread_mutex_lock(&fake_lock);
+  for (struct fake_counter *c = counters; c; c = c->next)
+    __atomic_store_n(&c->count, 0, __ATOMIC_RELAXED);
+  pthread_mutex_unlock(&fake_lock);
+}
+
+/* ---- the gate: a call that blocks until the test lets it go ---- */
+
+static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gate_cond = PTHREAD_COND_INITIALIZER;
+static char gate_name[128];
+static int gate_armed, gate_waiting, gate_opened;
+
+FAKE_EXPORT void fake_cuda_gate_arm(const char *name) {
+  pthread_mutex_lock(&gate_lock);
+  snprintf(gate_name, sizeof gate_name, "%s", name);
+  gate_waiting = gate_opened = 0;
+  __atomic_store_n(&gate_armed, 1, __ATOMIC_RELEASE);
+  pthread_mutex_unlock(&gate_lock);
+}
+
+FAKE_EXPORT int fake_cuda_gate_waiting(void) {
+  pthread_mutex_lock(&gate_lock);
+  int w = gate_waiting;
+  pthread_mutex_unlock(&gate_lock);
+  return w;
+}
+
+FAKE_EXPORT void fake_cuda_gate_open(void) {
+  pthread_mutex_lock(&gate_lock);
+  gate_opened = 1;
+  __atomic_store_n(&gate_armed, 0, __ATOMIC_RELEASE);
+  pthread_cond_broadcast(&gate_cond);
+  pthread_mutex_unlock(&gate_lock);
+}
+
+void fake_gate(const char *name) {
+  if (!__atomic_load_n(&gate_armed, __ATOMIC_ACQUIRE))
+    return;
+  pthread_mutex_lock(&gate_lock);
+  if (gate_armed && strcmp(name, gate_name) == 0) {
+    gate_armed = 0; /* only the first such call waits */
+    gate_waiting = 1;
+    while (!gate_opened)
+      pthread_cond_wait(&gate_cond, &gate_lock);
+    gate_waiting = 0;
+  }
+  pthread_mutex_unlock(&gate_lock);
+}
+
 struct fake_ctx *fake_cur_ctx(void) { return cur_ctx; }
 
 int fake_cur_device(const char *call) {
@@ -122,6 +214,7 @@ int fake_cur_device(const char *call) {
 /* ---- initialisation and devices ---- */
 
 CUresult cuInit(unsigned int flags) {
+  FAKE_CALL();
   fake_init_env();
   fake_log("cuInit flags=%u", flags);
   if (fake.init_fail)
@@ -135,6 +228,7 @@ CUresult cuInit(unsigned int flags) {
 }
 
 CUresult cuDriverGetVersion(int *v) {
+  FAKE_CALL();
   if (!v)
     return CUDA_ERROR_INVALID_VALUE;
   *v = 12040;
@@ -142,6 +236,7 @@ CUresult cuDriverGetVersion(int *v) {
 }
 
 CUresult cuDeviceGetCount(int *n) {
+  FAKE_CALL();
   if (!fake.inited)
     return CUDA_ERROR_NOT_INITIALIZED;
   *n = fake.ndev;
@@ -150,6 +245,7 @@ CUresult cuDeviceGetCount(int *n) {
 }
 
 CUresult cuDeviceGet(CUdevice *d, int ordinal) {
+  FAKE_CALL();
   if (!fake.inited)
     return CUDA_ERROR_NOT_INITIALIZED;
   if (ordinal < 0 || ordinal >= fake.ndev)
@@ -159,6 +255,7 @@ CUresult cuDeviceGet(CUdevice *d, int ordinal) {
 }
 
 CUresult cuDeviceGetName(char *name, int len, CUdevice d) {
+  FAKE_CALL();
   if (d < 0 || d >= fake.ndev || len <= 0)
     return CUDA_ERROR_INVALID_DEVICE;
   snprintf(name, (size_t)len, "Fake CUDA Device %d", d);
@@ -166,6 +263,7 @@ CUresult cuDeviceGetName(char *name, int len, CUdevice d) {
 }
 
 CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d) {
+  FAKE_CALL();
   if (d < 0 || d >= fake.ndev)
     return CUDA_ERROR_INVALID_DEVICE;
   switch (a) {
@@ -181,6 +279,7 @@ CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d) {
 }
 
 CUresult cuDeviceCanAccessPeer(int *can, CUdevice d, CUdevice peer) {
+  FAKE_CALL();
   if (d < 0 || d >= fake.ndev || peer < 0 || peer >= fake.ndev)
     return CUDA_ERROR_INVALID_DEVICE;
   *can = !fake.no_peer && d != peer;
@@ -191,6 +290,7 @@ CUresult cuDeviceCanAccessPeer(int *can, CUdevice d, CUdevice peer) {
 /* ---- contexts ---- */
 
 CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice d) {
+  FAKE_CALL();
   if (!fake.inited)
     return CUDA_ERROR_NOT_INITIALIZED;
   if (d < 0 || d >= fake.ndev)
@@ -204,6 +304,7 @@ CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice d) {
 }
 
 CUresult cuDevicePrimaryCtxRelease(CUdevice d) {
+  FAKE_CALL();
   if (d < 0 || d >= fake.ndev)
     return CUDA_ERROR_INVALID_CONTEXT;
   pthread_mutex_lock(&fake_lock);
@@ -218,6 +319,7 @@ CUresult cuDevicePrimaryCtxRelease(CUdevice d) {
 }
 
 CUresult cuCtxSetCurrent(CUcontext c) {
+  FAKE_CALL();
   struct fake_ctx *x = (struct fake_ctx *)c;
   if (x && (x->magic != FAKE_CTX_MAGIC || x->refs <= 0))
     return CUDA_ERROR_INVALID_CONTEXT;
@@ -226,11 +328,13 @@ CUresult cuCtxSetCurrent(CUcontext c) {
 }
 
 CUresult cuCtxGetCurrent(CUcontext *c) {
+  FAKE_CALL();
   *c = (CUcontext)cur_ctx;
   return CUDA_SUCCESS;
 }
 
 CUresult cuCtxEnablePeerAccess(CUcontext peer, unsigned int flags) {
+  FAKE_CALL();
   struct fake_ctx *p = (struct fake_ctx *)peer;
   int d = fake_cur_device("cuCtxEnablePeerAccess");
   if (d < 0)
@@ -262,6 +366,8 @@ static const struct {
     {CUDA_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context"},
     {CUDA_ERROR_NO_BINARY_FOR_GPU, "CUDA_ERROR_NO_BINARY_FOR_GPU", "no kernel image is available for execution on the device"},
     {CUDA_ERROR_INVALID_PTX, "CUDA_ERROR_INVALID_PTX", "a PTX JIT compilation failed"},
+    {CUDA_ERROR_FILE_NOT_FOUND, "CUDA_ERROR_FILE_NOT_FOUND", "file not found"},
+    {CUDA_ERROR_NOT_READY, "CUDA_ERROR_NOT_READY", "device not ready"},
     {CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
     {CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
     {CUDA_ERROR_LAUNCH_FAILED, "CUDA_ERROR_LAUNCH_FAILED", "unspecified launch failure"},
@@ -271,6 +377,7 @@ static const struct {
 };
 
 CUresult cuGetErrorName(CUresult r, const char **s) {
+  FAKE_CALL();
   for (size_t i = 0; i < sizeof errs / sizeof errs[0]; i++)
     if (errs[i].r == r) {
       *s = errs[i].name;
@@ -281,6 +388,7 @@ CUresult cuGetErrorName(CUresult r, const char **s) {
 }
 
 CUresult cuGetErrorString(CUresult r, const char **s) {
+  FAKE_CALL();
   for (size_t i = 0; i < sizeof errs / sizeof errs[0]; i++)
     if (errs[i].r == r) {
       *s = errs[i].text;

@@ -1,17 +1,22 @@
 /* CUDA driver test double, memory: each device's memory is a range mapped
  * at FAKE_BASE + device * FAKE_STRIDE (bump allocation, 256-byte aligned,
- * never reused so addresses are the same every run), pinned host memory
+ * never reused so addresses are the same every run, in a span of
+ * FAKE_SPAN(FAKE_CUDA_MEM) bytes; at most FAKE_CUDA_MEM of them live at
+ * once, so freeing memory makes room as on a GPU), pinned host memory
  * from the host heap, managed memory in the device range.  Copies check
  * that device pointers lie in memory the fake handed out (or a loaded
  * module's data) and fail with CUDA_ERROR_INVALID_VALUE otherwise. */
 #define _GNU_SOURCE
 #include "fake.h"
+#include "fake_cuda.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
 #define FAKE_ALIGN 256
+/* Address space reserved per device for CAPACITY bytes (never reused). */
+#define FAKE_SPAN(capacity) ((capacity) * 64)
 
 int fake_valid_dptr(uintptr_t p, size_t n) {
   int ok = 0;
@@ -23,6 +28,18 @@ int fake_valid_dptr(uintptr_t p, size_t n) {
   pthread_mutex_unlock(&fake_lock);
   return ok;
 }
+
+static int live_allocs(int host) {
+  int n = 0;
+  pthread_mutex_lock(&fake_lock);
+  for (struct fake_alloc *a = fake.allocs_list; a; a = a->next)
+    n += a->live && (a->kind == 1) == host;
+  pthread_mutex_unlock(&fake_lock);
+  return n;
+}
+
+FAKE_EXPORT int fake_cuda_live_device_allocs(void) { return live_allocs(0); }
+FAKE_EXPORT int fake_cuda_live_host_allocs(void) { return live_allocs(1); }
 
 /* Allocate SIZE bytes of KIND for DEVICE; 0 with *R set on failure. */
 static uintptr_t fake_alloc(int device, size_t size, int kind, CUresult *r) {
@@ -47,12 +64,12 @@ static uintptr_t fake_alloc(int device, size_t size, int kind, CUresult *r) {
   } else {
     uintptr_t base = FAKE_BASE + (uintptr_t)device * FAKE_STRIDE;
     if (!fake.mapped[device]) {
-      void *m = mmap((void *)base, fake.mem_size, PROT_READ | PROT_WRITE,
+      void *m = mmap((void *)base, FAKE_SPAN(fake.mem_size), PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
                          MAP_FIXED_NOREPLACE, -1, 0);
       if (m != (void *)base) {
         if (m != MAP_FAILED)
-          munmap(m, fake.mem_size);
+          munmap(m, FAKE_SPAN(fake.mem_size));
         *r = CUDA_ERROR_OUT_OF_MEMORY;
         goto out;
       }
@@ -60,12 +77,14 @@ static uintptr_t fake_alloc(int device, size_t size, int kind, CUresult *r) {
       fake.next[device] = base;
     }
     size_t rounded = (size + FAKE_ALIGN - 1) & ~(size_t)(FAKE_ALIGN - 1);
-    if (fake.next[device] + rounded > base + fake.mem_size) {
+    if (fake.used[device] + rounded > fake.mem_size ||
+        fake.next[device] + rounded > base + FAKE_SPAN(fake.mem_size)) {
       *r = CUDA_ERROR_OUT_OF_MEMORY;
       goto out;
     }
     addr = fake.next[device];
     fake.next[device] += rounded;
+    fake.used[device] += rounded;
     memset((void *)addr, 0xa5, size); /* fresh memory is never zero */
   }
   struct fake_alloc *a = calloc(1, sizeof *a);
@@ -88,6 +107,8 @@ static CUresult fake_free(uintptr_t p, int host, const char *call) {
   for (struct fake_alloc *a = fake.allocs_list; a; a = a->next)
     if (a->live && a->addr == p && (a->kind == 1) == host) {
       a->live = 0;
+      if (!host)
+        fake.used[a->device] -= (a->size + FAKE_ALIGN - 1) & ~(size_t)(FAKE_ALIGN - 1);
       if (host)
         free((void *)p);
       r = CUDA_SUCCESS;
@@ -99,6 +120,7 @@ static CUresult fake_free(uintptr_t p, int host, const char *call) {
 }
 
 CUresult cuMemAlloc(CUdeviceptr *p, size_t size) {
+  FAKE_CALL();
   int d = fake_cur_device("cuMemAlloc_v2");
   if (d < 0)
     return CUDA_ERROR_INVALID_CONTEXT;
@@ -110,6 +132,7 @@ CUresult cuMemAlloc(CUdeviceptr *p, size_t size) {
 }
 
 CUresult cuMemAllocManaged(CUdeviceptr *p, size_t size, unsigned int flags) {
+  FAKE_CALL();
   int d = fake_cur_device("cuMemAllocManaged");
   if (d < 0)
     return CUDA_ERROR_INVALID_CONTEXT;
@@ -121,6 +144,7 @@ CUresult cuMemAllocManaged(CUdeviceptr *p, size_t size, unsigned int flags) {
 }
 
 CUresult cuMemAllocHost(void **p, size_t size) {
+  FAKE_CALL();
   int d = fake_cur_device("cuMemAllocHost_v2");
   if (d < 0)
     return CUDA_ERROR_INVALID_CONTEXT;
@@ -131,13 +155,27 @@ CUresult cuMemAllocHost(void **p, size_t size) {
   return r;
 }
 
+CUresult cuMemHostAlloc(void **p, size_t size, unsigned int flags) {
+  FAKE_CALL();
+  int d = fake_cur_device("cuMemHostAlloc");
+  if (d < 0)
+    return CUDA_ERROR_INVALID_CONTEXT;
+  CUresult r;
+  *p = (void *)fake_alloc(d, size, 1, &r);
+  fake_log("cuMemHostAlloc dev=%d size=%zu flags=%u -> 0x%016lx (%d)", d, size,
+           flags, (unsigned long)(uintptr_t)*p, (int)r);
+  return r;
+}
+
 CUresult cuMemFree(CUdeviceptr p) {
+  FAKE_CALL();
   if (fake_cur_device("cuMemFree_v2") < 0)
     return CUDA_ERROR_INVALID_CONTEXT;
   return fake_free((uintptr_t)p, 0, "cuMemFree_v2");
 }
 
 CUresult cuMemFreeHost(void *p) {
+  FAKE_CALL();
   return fake_free((uintptr_t)p, 1, "cuMemFreeHost");
 }
 
@@ -173,23 +211,29 @@ static CUresult copy(const char *call, void *dst, const void *src, size_t n,
 #define DP(x) ((void *)(uintptr_t)(x))
 
 CUresult cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t n) {
+  FAKE_CALL();
   return copy("cuMemcpyHtoD_v2", DP(dst), src, n, 1, 0, NULL, 0);
 }
 CUresult cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t n) {
+  FAKE_CALL();
   return copy("cuMemcpyDtoH_v2", dst, DP(src), n, 0, 1, NULL, 0);
 }
 CUresult cuMemcpyDtoD(CUdeviceptr dst, CUdeviceptr src, size_t n) {
+  FAKE_CALL();
   return copy("cuMemcpyDtoD_v2", DP(dst), DP(src), n, 1, 1, NULL, 0);
 }
 CUresult cuMemcpyHtoDAsync(CUdeviceptr dst, const void *src, size_t n,
                            CUstream s) {
+  FAKE_CALL();
   return copy("cuMemcpyHtoDAsync_v2", DP(dst), src, n, 1, 0, s, 1);
 }
 CUresult cuMemcpyDtoHAsync(void *dst, CUdeviceptr src, size_t n, CUstream s) {
+  FAKE_CALL();
   return copy("cuMemcpyDtoHAsync_v2", dst, DP(src), n, 0, 1, s, 1);
 }
 CUresult cuMemcpyDtoDAsync(CUdeviceptr dst, CUdeviceptr src, size_t n,
                            CUstream s) {
+  FAKE_CALL();
   return copy("cuMemcpyDtoDAsync_v2", DP(dst), DP(src), n, 1, 1, s, 1);
 }
 
@@ -200,6 +244,7 @@ static int ctx_ok(CUcontext c) {
 
 CUresult cuMemcpyPeer(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src,
                       CUcontext sctx, size_t n) {
+  FAKE_CALL();
   if (!ctx_ok(dctx) || !ctx_ok(sctx))
     return CUDA_ERROR_INVALID_CONTEXT;
   return copy("cuMemcpyPeer", DP(dst), DP(src), n, 1, 1, NULL, 0);
@@ -207,6 +252,7 @@ CUresult cuMemcpyPeer(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src,
 
 CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src,
                            CUcontext sctx, size_t n, CUstream s) {
+  FAKE_CALL();
   if (!ctx_ok(dctx) || !ctx_ok(sctx))
     return CUDA_ERROR_INVALID_CONTEXT;
   return copy("cuMemcpyPeerAsync", DP(dst), DP(src), n, 1, 1, s, 1);

@@ -6,7 +6,9 @@
  * e_machine, writes the copy to a temp file and dlopens it; kernels and
  * globals are found by name with dlsym; cuLaunchKernel runs the function
  * once on the host (libffi, every parameter a pointer-sized value) when its
- * stream is synchronized.  PTX is refused (CUDA_ERROR_INVALID_PTX).
+ * stream is synchronized.  PTX is read as a C string and checked for bytes
+ * no PTX text holds (the driver's parser rejects them); it runs only when
+ * it names a host object to stand for it (load_ptx).
  *
  * Device code may call __kmpc_target_translate_fptr: the fake finds the
  * calling module from the return address and binary-searches that module's
@@ -82,46 +84,16 @@ static int find_span(struct dl_phdr_info *info, size_t sz, void *arg) {
   return 1;
 }
 
-CUresult cuModuleLoadDataEx(CUmodule *out, const void *image, unsigned int n,
-                            CUjit_option *opts, void **vals) {
-  int d = fake_cur_device("cuModuleLoadDataEx");
-  if (d < 0)
-    return CUDA_ERROR_INVALID_CONTEXT;
-  const unsigned char *p = image;
-  if (!p)
-    return CUDA_ERROR_INVALID_VALUE;
-  if (p[0] == '/' || p[0] == '.' || p[0] == ' ' || p[0] == '\n' || p[0] == '\t') {
-    fake_log("cuModuleLoadDataEx dev=%d image=0x%016lx: PTX refused", d,
-             (unsigned long)(uintptr_t)p);
-    set_log(n, opts, vals, "fake-cuda: PTX cannot run on the test double");
-    return CUDA_ERROR_INVALID_PTX;
-  }
-  const Elf64_Ehdr *eh = image;
-  if (memcmp(p, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-      eh->e_machine != EM_CUDA) {
-    fake_log("cuModuleLoadDataEx dev=%d image=0x%016lx: not an EM_CUDA ELF", d,
-             (unsigned long)(uintptr_t)p);
-    return CUDA_ERROR_INVALID_IMAGE;
-  }
-  if (eh->e_ident[EI_OSABI] == 0x33 || eh->e_ident[EI_OSABI] == 0x41) {
-    fake_log("cuModuleLoadDataEx dev=%d image=0x%016lx: a real cubin (OS ABI "
-             "0x%x)", d, (unsigned long)(uintptr_t)p, eh->e_ident[EI_OSABI]);
-    set_log(n, opts, vals, "fake-cuda: a real cubin; the test double runs only "
-                           "host shared objects marked EM_CUDA");
-    return CUDA_ERROR_INVALID_IMAGE;
-  }
-  int sm = eh->e_ident[EI_ABIVERSION] >= 8 ? (int)((eh->e_flags >> 8) & 0xff)
-                                           : (int)(eh->e_flags & 0xff);
-  if (sm / 10 != fake.cc / 10 || sm % 10 > fake.cc % 10) {
-    fake_log("cuModuleLoadDataEx dev=%d image=0x%016lx: sm_%d on a sm_%d device",
-             d, (unsigned long)(uintptr_t)p, sm, fake.cc);
-    return CUDA_ERROR_NO_BINARY_FOR_GPU;
-  }
-  size_t size = elf_size(p);
+/* Write the x86-64 shared object ELF (SIZE bytes, possibly patched to
+ * EM_CUDA) to a temporary file with its header restored, dlopen it and make
+ * it module *OUT of device D.  WHAT names the image in the log. */
+static CUresult load_host_object(int d, const unsigned char *elf, size_t size,
+                                 unsigned n, CUjit_option *opts, void **vals,
+                                 const char *what, CUmodule *out) {
   unsigned char *copy = malloc(size);
   if (!copy)
     return CUDA_ERROR_OUT_OF_MEMORY;
-  memcpy(copy, p, size);
+  memcpy(copy, elf, size);
   ((Elf64_Ehdr *)copy)->e_machine = EM_X86_64;
   ((Elf64_Ehdr *)copy)->e_flags = 0;
   ((Elf64_Ehdr *)copy)->e_ident[EI_ABIVERSION] = 0;
@@ -169,10 +141,101 @@ CUresult cuModuleLoadDataEx(CUmodule *out, const void *image, unsigned int n,
   fake.modules = m;
   pthread_mutex_unlock(&fake_lock);
   *out = (CUmodule)m;
-  fake_log("cuModuleLoadDataEx dev=%d image=0x%016lx sm_%d options=%u -> "
-           "module 0x%016lx", d, (unsigned long)(uintptr_t)p, sm, n,
+  fake_log("cuModuleLoadDataEx dev=%d image=0x%016lx %s options=%u -> "
+           "module 0x%016lx", d, (unsigned long)(uintptr_t)elf, what, n,
            (unsigned long)(uintptr_t)m);
   return CUDA_SUCCESS;
+}
+
+#define PTX_MODULE_TAG "// fake-cuda-module: "
+
+/* PTX text: the driver reads it as a C string, up to its NUL, and its
+ * parser rejects a byte no PTX text contains (what it finds after an image
+ * passed without its terminating NUL).  Well-formed PTX cannot run here,
+ * except that a line "// fake-cuda-module: PATH" makes the host shared
+ * object PATH the module, so a PTX image can be loaded and run in tests. */
+static CUresult load_ptx(int d, const char *ptx, unsigned n, CUjit_option *opts,
+                         void **vals, CUmodule *out) {
+  size_t len = strlen(ptx), line = 1;
+  for (size_t i = 0; i < len; i++) {
+    unsigned char c = (unsigned char)ptx[i];
+    if (c == '\n')
+      line++;
+    if ((c >= 0x20 && c < 0x7f) || c == '\n' || c == '\t' || c == '\r')
+      continue;
+    char msg[160];
+    snprintf(msg, sizeof msg, "ptxas application ptx input, line %zu; fatal   "
+             ": Parsing error near '\\x%02x': syntax error", line, c);
+    set_log(n, opts, vals, msg);
+    fake_log("cuModuleLoadDataEx dev=%d image=0x%016lx: PTX of %zu bytes: %s",
+             d, (unsigned long)(uintptr_t)ptx, len, msg);
+    return CUDA_ERROR_INVALID_PTX;
+  }
+  const char *tag = strstr(ptx, PTX_MODULE_TAG);
+  if (!tag) {
+    fake_log("cuModuleLoadDataEx dev=%d image=0x%016lx: PTX of %zu bytes "
+             "refused", d, (unsigned long)(uintptr_t)ptx, len);
+    set_log(n, opts, vals, "fake-cuda: PTX cannot run on the test double");
+    return CUDA_ERROR_INVALID_PTX;
+  }
+  char path[512];
+  tag += strlen(PTX_MODULE_TAG);
+  snprintf(path, sizeof path, "%.*s", (int)strcspn(tag, "\r\n"), tag);
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    set_log(n, opts, vals, "fake-cuda: cannot open the PTX image's module");
+    return CUDA_ERROR_FILE_NOT_FOUND;
+  }
+  fseek(f, 0, SEEK_END);
+  long size = ftell(f);
+  rewind(f);
+  unsigned char *elf = size > 0 ? malloc((size_t)size) : NULL;
+  CUresult r = CUDA_ERROR_INVALID_IMAGE;
+  if (elf && fread(elf, 1, (size_t)size, f) == (size_t)size) {
+    char what[64];
+    snprintf(what, sizeof what, "ptx (%zu bytes)", len);
+    r = load_host_object(d, elf, (size_t)size, n, opts, vals, what, out);
+  }
+  free(elf);
+  fclose(f);
+  return r;
+}
+
+CUresult cuModuleLoadDataEx(CUmodule *out, const void *image, unsigned int n,
+                            CUjit_option *opts, void **vals) {
+  FAKE_CALL();
+  int d = fake_cur_device("cuModuleLoadDataEx");
+  if (d < 0)
+    return CUDA_ERROR_INVALID_CONTEXT;
+  const unsigned char *p = image;
+  if (!p)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (p[0] == '/' || p[0] == '.' || p[0] == ' ' || p[0] == '\n' || p[0] == '\t')
+    return load_ptx(d, image, n, opts, vals, out);
+  const Elf64_Ehdr *eh = image;
+  if (memcmp(p, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+      eh->e_machine != EM_CUDA) {
+    fake_log("cuModuleLoadDataEx dev=%d image=0x%016lx: not an EM_CUDA ELF", d,
+             (unsigned long)(uintptr_t)p);
+    return CUDA_ERROR_INVALID_IMAGE;
+  }
+  if (eh->e_ident[EI_OSABI] == 0x33 || eh->e_ident[EI_OSABI] == 0x41) {
+    fake_log("cuModuleLoadDataEx dev=%d image=0x%016lx: a real cubin (OS ABI "
+             "0x%x)", d, (unsigned long)(uintptr_t)p, eh->e_ident[EI_OSABI]);
+    set_log(n, opts, vals, "fake-cuda: a real cubin; the test double runs only "
+                           "host shared objects marked EM_CUDA");
+    return CUDA_ERROR_INVALID_IMAGE;
+  }
+  int sm = eh->e_ident[EI_ABIVERSION] >= 8 ? (int)((eh->e_flags >> 8) & 0xff)
+                                           : (int)(eh->e_flags & 0xff);
+  if (sm / 10 != fake.cc / 10 || sm % 10 > fake.cc % 10) {
+    fake_log("cuModuleLoadDataEx dev=%d image=0x%016lx: sm_%d on a sm_%d device",
+             d, (unsigned long)(uintptr_t)p, sm, fake.cc);
+    return CUDA_ERROR_NO_BINARY_FOR_GPU;
+  }
+  char what[16];
+  snprintf(what, sizeof what, "sm_%d", sm);
+  return load_host_object(d, p, elf_size(p), n, opts, vals, what, out);
 }
 
 static struct fake_module *mod_check(CUmodule hm) {
@@ -181,6 +244,7 @@ static struct fake_module *mod_check(CUmodule hm) {
 }
 
 CUresult cuModuleUnload(CUmodule hm) {
+  FAKE_CALL();
   struct fake_module *m = mod_check(hm);
   if (!m)
     return CUDA_ERROR_INVALID_HANDLE;
@@ -207,6 +271,7 @@ static void *mod_sym(struct fake_module *m, const char *name,
 }
 
 CUresult cuModuleGetFunction(CUfunction *out, CUmodule hm, const char *name) {
+  FAKE_CALL();
   struct fake_module *m = mod_check(hm);
   if (!m || !name)
     return CUDA_ERROR_INVALID_HANDLE;
@@ -241,6 +306,7 @@ CUresult cuModuleGetFunction(CUfunction *out, CUmodule hm, const char *name) {
  * double's way of giving an indirect function's device address). */
 CUresult cuModuleGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUmodule hm,
                            const char *name) {
+  FAKE_CALL();
   struct fake_module *m = mod_check(hm);
   if (!m || !name)
     return CUDA_ERROR_INVALID_HANDLE;
@@ -273,6 +339,13 @@ CUresult fake_run_kernel(struct fake_function *f, int n, void **vals) {
       FFI_OK)
     return CUDA_ERROR_LAUNCH_FAILED;
   fake_log("run %s (%d args)", f->name, n);
+  char gate[160];
+  snprintf(gate, sizeof gate, "run %s", f->name);
+  fake_gate(gate);
+  if (fake.fault[0] && strcmp(fake.fault, f->name) == 0) {
+    fake_log("run %s: illegal address (FAKE_CUDA_KERNEL_FAULT)", f->name);
+    return CUDA_ERROR_ILLEGAL_ADDRESS;
+  }
   ffi_call(&cif, FFI_FN(f->fn), NULL, argp);
   return CUDA_SUCCESS;
 }
@@ -281,6 +354,7 @@ CUresult cuLaunchKernel(CUfunction hf, unsigned int gx, unsigned int gy,
                         unsigned int gz, unsigned int bx, unsigned int by,
                         unsigned int bz, unsigned int shmem, CUstream hs,
                         void **params, void **extra) {
+  FAKE_CALL();
   struct fake_function *f = (struct fake_function *)hf;
   int d = fake_cur_device("cuLaunchKernel");
   if (d < 0)
@@ -320,7 +394,7 @@ CUresult cuLaunchKernel(CUfunction hf, unsigned int gx, unsigned int gy,
   return fake_submit(s, op);
 }
 
-/* The device runtime's pointer translation (seed declare_target_indirect). */
+/* The device runtime's pointer translation (docs/indirect-functions.md). */
 FAKE_EXPORT void *__kmpc_target_translate_fptr(void *fp) {
   uintptr_t caller = (uintptr_t)__builtin_return_address(0);
   struct fake_module *m;

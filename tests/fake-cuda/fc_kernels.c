@@ -9,7 +9,8 @@ int dev_counter = 5;
 double dev_array[16];
 int *dev_link_decl_tgt_ref_ptr; /* a `declare target link` pointer */
 
-/* The seed's device globals (weak, as the FE would emit them). */
+/* The device globals of docs/indirect-functions.md (weak, as the FE would
+ * emit them). */
 __attribute__((weak)) struct { int64_t h, t; } *__omp_offloading_fptr_map_p;
 __attribute__((weak)) uint64_t __omp_offloading_fptr_map_size;
 

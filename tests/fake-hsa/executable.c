@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define EXEC_MAGIC 0x45584543u
@@ -168,6 +169,14 @@ hsa_status_t hsa_executable_load_agent_code_object(
   const char *why = NULL;
   hsa_status_t st = HSA_STATUS_SUCCESS;
   Elf64_Ehdr eh;
+  /* FAKE_HSA_LOAD_DELAY_MS: a slow load, for tests of what may run
+   * meanwhile. */
+  const char *delay = getenv("FAKE_HSA_LOAD_DELAY_MS");
+  if (delay && *delay) {
+    long ms = strtol(delay, NULL, 10);
+    struct timespec ts = {ms / 1000, ms % 1000 * 1000000L};
+    nanosleep(&ts, NULL);
+  }
   if (!e) {
     st = HSA_STATUS_ERROR_INVALID_EXECUTABLE;
     why = "bad executable";

@@ -13,12 +13,14 @@
  *                                their completion signal at -1 (DMA error)
  *   FAKE_HSA_QUEUE_FAIL=1        hsa_queue_create fails
  *   FAKE_HSA_MEM_SIZE=BYTES      device memory per GPU (default 256 MiB)
+ *   FAKE_HSA_LOAD_DELAY_MS=N     hsa_executable_load_agent_code_object takes
+ *                                N ms (read at each call)
  *   FAKE_HSA_LOG=FILE            append the call log to FILE
  *
  * Memory: GPU k's coarse-grained memory starts at FAKE_HSA_GPU_BASE + k *
  * FAKE_HSA_GPU_STRIDE; fine-grained system memory (kernarg, staging,
  * HOST/SHARED) at FAKE_HSA_SYS_BASE.  Both are away from the emu device
- * (0x200000000000-0x3fffffffffff) and the CUDA double (0x5c0000000000).
+ * (0x550000000000-0x5553ffffffff) and the CUDA double (0x5c0000000000).
  *
  * Code objects: an x86-64 shared object whose e_machine is patched to
  * EM_AMDGPU (224) and e_flags to the agent's mach.  Loading restores
@@ -47,5 +49,7 @@ const char *fake_hsa_log_line(const char *substr, char *buf, size_t size);
 /* Live allocations (all pools), and the hsa_init reference count. */
 int fake_hsa_live_allocations(void);
 int fake_hsa_refcount(void);
+/* Signals created and not yet destroyed (queue doorbells included). */
+int fake_hsa_live_signals(void);
 
 #endif

@@ -27,23 +27,46 @@ tests_fake_hsa_libhsa_noamd_la_LDFLAGS = -shared -avoid-version \
 EXTRA_tests_fake_hsa_libhsa_noamd_la_DEPENDENCIES = $(top_srcdir)/tests/fake-hsa/noamd.map
 
 fake_hsa_co = tests/fake-hsa/kernels-gfx906.co tests/fake-hsa/kernels-gfx908.co
-# The plugin too: a relink of libomptarget.la during `make check` removes
-# .libs/libomptarget.*, this plugin included, and this relinks it.
-EXTRA_tests_fake_hsa_test_hsa_plugin_DEPENDENCIES = $(fake_hsa_co) \
-	libomptarget.rtl.hsa.la tests/fake-hsa/libhsa-noamd.la
 CLEANFILES += $(fake_hsa_co)
 tests/fake-hsa/kernels-%.co: $(top_srcdir)/tests/fake-hsa/test_kernels.c $(top_srcdir)/tests/fake-hsa/mk-code-object.sh
 	@$(MKDIR_P) tests/fake-hsa
 	$(AM_V_GEN)CC='$(CC)' $(SHELL) $(top_srcdir)/tests/fake-hsa/mk-code-object.sh $@ $* $(top_srcdir)/tests/fake-hsa/test_kernels.c
 
-check_PROGRAMS += tests/fake-hsa/test_hsa_plugin
-TESTS += tests/fake-hsa/test_hsa_plugin tests/fake-hsa/hsa-real-runtime.sh \
+# The plugin's cmocka tests, one program per concern, sharing harness.c.
+fake_hsa_tests = tests/fake-hsa/test_hsa_startup tests/fake-hsa/test_hsa_memory \
+	tests/fake-hsa/test_hsa_dispatch tests/fake-hsa/test_hsa_reuse
+check_PROGRAMS += $(fake_hsa_tests)
+TESTS += $(fake_hsa_tests) tests/fake-hsa/hsa-real-runtime.sh \
 	tests/fake-hsa/hsa-lowered.sh
-tests_fake_hsa_test_hsa_plugin_SOURCES = tests/fake-hsa/test_hsa_plugin.c
-tests_fake_hsa_test_hsa_plugin_CPPFLAGS = $(AM_CPPFLAGS) $(HSA_CPPFLAGS)
-tests_fake_hsa_test_hsa_plugin_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_fake_hsa_test_hsa_plugin_LDADD = tests/fake-hsa/libhsa-runtime64.la \
+fake_hsa_harness = tests/fake-hsa/harness.c tests/fake-hsa/harness.h
+fake_hsa_test_cppflags = $(AM_CPPFLAGS) $(HSA_CPPFLAGS)
+fake_hsa_test_cflags = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+fake_hsa_test_ldadd = tests/fake-hsa/libhsa-runtime64.la \
 	$(CMOCKA_LIBS) $(PTHREAD_LIBS) $(LIBS)
+# The plugin too: a relink of libomptarget.la during `make check` removes
+# .libs/libomptarget.*, this plugin included, and this relinks it.
+fake_hsa_test_deps = $(fake_hsa_co) libomptarget.rtl.hsa.la \
+	tests/fake-hsa/libhsa-noamd.la
+tests_fake_hsa_test_hsa_startup_SOURCES = tests/fake-hsa/test_hsa_startup.c $(fake_hsa_harness)
+tests_fake_hsa_test_hsa_startup_CPPFLAGS = $(fake_hsa_test_cppflags)
+tests_fake_hsa_test_hsa_startup_CFLAGS = $(fake_hsa_test_cflags)
+tests_fake_hsa_test_hsa_startup_LDADD = $(fake_hsa_test_ldadd)
+EXTRA_tests_fake_hsa_test_hsa_startup_DEPENDENCIES = $(fake_hsa_test_deps)
+tests_fake_hsa_test_hsa_memory_SOURCES = tests/fake-hsa/test_hsa_memory.c $(fake_hsa_harness)
+tests_fake_hsa_test_hsa_memory_CPPFLAGS = $(fake_hsa_test_cppflags)
+tests_fake_hsa_test_hsa_memory_CFLAGS = $(fake_hsa_test_cflags)
+tests_fake_hsa_test_hsa_memory_LDADD = $(fake_hsa_test_ldadd)
+EXTRA_tests_fake_hsa_test_hsa_memory_DEPENDENCIES = $(fake_hsa_test_deps)
+tests_fake_hsa_test_hsa_dispatch_SOURCES = tests/fake-hsa/test_hsa_dispatch.c $(fake_hsa_harness)
+tests_fake_hsa_test_hsa_dispatch_CPPFLAGS = $(fake_hsa_test_cppflags)
+tests_fake_hsa_test_hsa_dispatch_CFLAGS = $(fake_hsa_test_cflags)
+tests_fake_hsa_test_hsa_dispatch_LDADD = $(fake_hsa_test_ldadd)
+EXTRA_tests_fake_hsa_test_hsa_dispatch_DEPENDENCIES = $(fake_hsa_test_deps)
+tests_fake_hsa_test_hsa_reuse_SOURCES = tests/fake-hsa/test_hsa_reuse.c $(fake_hsa_harness)
+tests_fake_hsa_test_hsa_reuse_CPPFLAGS = $(fake_hsa_test_cppflags)
+tests_fake_hsa_test_hsa_reuse_CFLAGS = $(fake_hsa_test_cflags)
+tests_fake_hsa_test_hsa_reuse_LDADD = $(fake_hsa_test_ldadd)
+EXTRA_tests_fake_hsa_test_hsa_reuse_DEPENDENCIES = $(fake_hsa_test_deps)
 check_PROGRAMS += tests/fake-hsa/rtl_probe
 tests_fake_hsa_rtl_probe_SOURCES = tests/fake-hsa/rtl_probe.c
 tests_fake_hsa_rtl_probe_LDADD = $(LIBS)

@@ -35,6 +35,12 @@ struct fake_queue {
 };
 
 
+static int live_signals; /* created and not destroyed (doorbells too) */
+
+int fake_hsa_live_signals(void) {
+  return __atomic_load_n(&live_signals, __ATOMIC_RELAXED);
+}
+
 static struct fake_signal *sig_of(hsa_signal_t s) {
   struct fake_signal *f = (struct fake_signal *)(uintptr_t)s.handle;
   if (!f || f->magic != SIGNAL_MAGIC) {
@@ -52,6 +58,7 @@ hsa_status_t hsa_signal_create(hsa_signal_value_t init, uint32_t ncons,
     return HSA_STATUS_ERROR_OUT_OF_RESOURCES;
   f->magic = SIGNAL_MAGIC;
   f->value = init;
+  __atomic_add_fetch(&live_signals, 1, __ATOMIC_RELAXED);
   pthread_mutex_init(&f->m, NULL);
   pthread_cond_init(&f->c, NULL);
   out->handle = (uint64_t)(uintptr_t)f;
@@ -65,6 +72,7 @@ hsa_status_t hsa_signal_destroy(hsa_signal_t s) {
   fake_log("hsa_signal_destroy(0x%016lx) = 0x0 value=%ld",
            (unsigned long)s.handle, (long)f->value);
   f->magic = 0;
+  __atomic_sub_fetch(&live_signals, 1, __ATOMIC_RELAXED);
   pthread_mutex_destroy(&f->m);
   pthread_cond_destroy(&f->c);
   free(f);

@@ -3,7 +3,7 @@
  * looked up, its entries read, and unloaded.  The loader is built with
  * EMU_LOADER_FUZZING, so it never runs the image's code (initialisers,
  * ifunc resolvers) nor opens libraries that are not loaded already.
- *   make fuzz-run FUZZ_SECONDS=600   (see emu-device/loader.mk) */
+ *   make fuzz-run FUZZ_SECONDS=600   (see src/plugins/emu/loader/loader.mk) */
 #include "config.h"
 #include "arena.h"
 #include "devicertl.h"
@@ -16,6 +16,18 @@
 void *devicertl_lookup(const char *name) {
   return strcmp(name, "omp_get_device_num") == 0 ? (void *)devicertl_lookup
                                                  : NULL;
+}
+
+/* The flang kernels' device runtime is not part of this test. */
+void *devicertl_flang_lookup(const char *name) {
+  (void)name;
+  return NULL;
+}
+
+/* The teams stand-ins of fresh_root.c are not part of this test. */
+void *fresh_root_lookup(const char *name) {
+  (void)name;
+  return NULL;
 }
 
 static struct emu_arena *code;

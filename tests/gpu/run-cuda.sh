@@ -17,11 +17,19 @@
 # binary also runs on LLVM 14's own runtime and cuda plugin, for comparison.
 # Programs that only make sense on the emulated device (fixed addresses,
 # multi-device counts) carry "SKIP-MODE-cuda" or are listed in EMU_ONLY.
+# (3) `make bench`'s rows on the GPU: tests/bench/bench.c built once by
+# clang-14 for $ARCH and run in this one run on LLVM 14's runtime and cuda
+# plugin, then on ompemu's (OMPEMU_PLUGINS=cuda), printed as make bench
+# prints them (empty launch, launch with a 4 KiB map(tofrom:), enter/exit,
+# update with 20 000 live mappings, 256 MiB round trip, 8 host threads).
 # Environment: ARCH, CUDA_PATH, CLANG14, LLVM14_LIBDIR, CUDA_TESTS (names to
 # run, default all), CUDA_TEST_TIMEOUT (seconds, default 60),
-# COMPILE_ONLY=1 (no GPU needed: only check that the programs compile).
+# COMPILE_ONLY=1 (no GPU needed: only check that the programs compile),
+# BENCH=0 (no benchmark), BENCH_ONLY=1 (only the benchmark), BENCH_SCALE
+# (its iterations, default 1), BENCH_TIMEOUT (seconds per run, 600).
 set -u
 B=${1:-${OMPEMU_BUILDDIR:-$(pwd)}}
+B=$(cd "$B" && pwd) || exit 1
 S=$(cd "$(dirname "$0")/../.." && pwd)
 CLANG14=${CLANG14:-clang-14}
 CUDA_PATH=${CUDA_PATH:-/usr/local/cuda}
@@ -58,6 +66,7 @@ fi
 
 mkdir -p "$W" && cd "$W" || exit 1
 progs=
+[ "${BENCH_ONLY:-0}" = 1 ] && CUDA_TESTS=none
 for f in "$S"/tests/clang/*.c; do
   name=$(basename "$f" .c)
   if [ -n "${CUDA_TESTS:-}" ] && ! echo " $CUDA_TESTS " | grep -q " $name "; then
@@ -66,6 +75,7 @@ for f in "$S"/tests/clang/*.c; do
   progs="$progs $name"
 done
 count=$(echo $progs | wc -w)
+[ "${BENCH:-1}" = 1 ] && count=$((count + 1))
 if [ "${COMPILE_ONLY:-0}" = 1 ]; then
   echo "1..$count"
 else
@@ -75,9 +85,21 @@ echo "# arch $ARCH, build $B"
 n=0
 
 if [ "${COMPILE_ONLY:-0}" != 1 ]; then
-  # (1) the plugin sees the GPU.
-  printf 'int main(void){return 0;}\n' >none.c && "$CLANG14" -fopenmp none.c -o none 2>/dev/null
-  OMPEMU_PLUGINS=cuda OMPEMU_TRACE=1 "$B/ompemu-run" ./none >discover.out 2>&1
+  # (1) the plugin sees the GPU: load it and ask (a program without
+  # target regions would not make the runtime load any plugin).
+  cat >probe.c <<'C'
+#include <dlfcn.h>
+#include <stdio.h>
+int main(int c, char **v) {
+  void *h = dlopen(v[1], RTLD_NOW);
+  if (!h) { printf("%s\n", dlerror()); return 2; }
+  int (*n)(void) = (int (*)(void))dlsym(h, "__tgt_rtl_number_of_devices");
+  printf("devices %d\n", n ? n() : -1);
+  return 0;
+}
+C
+  cc -o probe probe.c -ldl >discover.out 2>&1 &&
+    OMPEMU_TRACE=1 ./probe "$B/.libs/libomptarget.rtl.cuda.so" >>discover.out 2>&1
   n=$((n + 1))
   if grep -q "^cuda: driver .*: [1-9][0-9]* device(s)" discover.out; then
     echo "ok $n - cuda plugin: $(grep '^cuda: driver' discover.out)"
@@ -129,4 +151,32 @@ for name in $progs; do
     sed 's/^/# /' "$name.out" | tail -20
   fi
 done
+# (3) make bench's rows, LLVM 14 and ompemu on the same binary.
+if [ "${BENCH:-1}" = 1 ]; then
+  n=$((n + 1))
+  if ! "$CLANG14" -O2 -fopenmp -fopenmp-targets=nvptx64-nvidia-cuda \
+      -Xopenmp-target -march="$ARCH" --cuda-path="$CUDA_PATH" \
+      -Wno-unknown-cuda-version -pthread "$S/tests/bench/bench.c" \
+      -o bench >bench.build 2>&1; then
+    echo "not ok $n - bench: tests/bench/bench.c does not compile for $ARCH"
+    sed 's/^/# /' bench.build | head -20
+  elif [ "${COMPILE_ONLY:-0}" = 1 ]; then
+    echo "ok $n - bench compiles for $ARCH"
+  else
+    BT=${BENCH_TIMEOUT:-600}
+    OMP_TARGET_OFFLOAD=mandatory LD_LIBRARY_PATH="$LLVM14_LIBDIR" \
+      timeout "$BT" ./bench ${BENCH_SCALE:-1} >bench.llvm14 2>bench.llvm14.err
+    st_llvm=$?
+    OMPEMU_PLUGINS=cuda OMP_TARGET_OFFLOAD=mandatory \
+      timeout "$BT" "$B/ompemu-run" ./bench ${BENCH_SCALE:-1} >bench.ompemu 2>bench.ompemu.err
+    st_emu=$?
+    sh "$S/tests/gpu/bench-table.sh" bench.llvm14 bench.ompemu | sed 's/^/# /'
+    if [ $st_emu -eq 0 ] && grep -q "^launch_8_threads " bench.ompemu; then
+      echo "ok $n - bench on $ARCH: ompemu's cuda plugin against LLVM 14's (exit $st_emu, LLVM 14: $st_llvm)"
+    else
+      echo "not ok $n - bench on $ARCH: ompemu run failed (exit $st_emu, LLVM 14: $st_llvm)"
+      sed 's/^/# /' bench.ompemu.err | tail -20
+    fi
+  fi
+fi
 exit 0

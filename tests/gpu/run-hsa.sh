@@ -6,9 +6,14 @@
 # /usr/lib/llvm-14/lib/libomptarget-new-amdgpu-gfx*.bc).  The GPU's ISA is
 # taken from the plugin's own trace ("hsa: device 0: agent ... gfx906");
 # set OMPEMU_GPU_ARCH=gfx90a to override.  Nothing here runs in `make check`.
+# Test 7 prints `make bench`'s rows on the GPU: tests/bench/bench.c built
+# once by clang-14 for the GPU's ISA, run in this one run on LLVM 14's
+# runtime and amdgpu plugin, then on ompemu's (OMPEMU_PLUGINS=hsa).
+# BENCH=0 skips it; BENCH_SCALE, BENCH_TIMEOUT (seconds per run, 600).
 set -u
 B=${1:-${OMPEMU_BUILDDIR:-.}}
 B=$(cd "$B" && pwd) || exit 1
+S=$(cd "$(dirname "$0")/../.." && pwd) || exit 1
 CLANG=${CLANG14:-clang-14}
 W=${TMPDIR:-/tmp}/ompemu-gpu-hsa.$$
 PLUGIN=$B/.libs/libomptarget.rtl.hsa.so
@@ -21,7 +26,7 @@ ok() { n=$((n + 1)); echo "ok $n - $1"; }
 notok() { n=$((n + 1)); fail=1; echo "not ok $n - $1"; sed 's/^/# /' log | tail -30; }
 check() { if [ "$2" -eq 0 ]; then ok "$1"; else notok "$1"; fi; }
 
-echo "1..6"
+echo "1..7"
 [ -e /dev/kfd ] || echo "# warning: no /dev/kfd: is the amdgpu kernel driver loaded?"
 [ -f "$PLUGIN" ] || { echo "Bail out! $PLUGIN not built (configure found no hsa/hsa.h?)"; exit 1; }
 
@@ -132,5 +137,26 @@ if [ -f /usr/lib/llvm-14/lib/libomptarget.rtl.amdgpu.so ]; then
   check "reference: LLVM 14's runtime and amdgpu plugin run the same binary" $?
 else
   n=$((n + 1)); echo "ok $n # SKIP no LLVM 14 amdgpu plugin"
+fi
+# 7. make bench's rows, LLVM 14 and ompemu on the same binary.
+if [ "${BENCH:-1}" != 1 ]; then
+  n=$((n + 1)); echo "ok $n # SKIP BENCH=0"
+elif ! "$CLANG" -O2 -fopenmp -fopenmp-targets=amdgcn-amd-amdhsa \
+    -Xopenmp-target=amdgcn-amd-amdhsa -march="$arch" -pthread \
+    "$S/tests/bench/bench.c" -o bench >log 2>&1; then
+  notok "bench: tests/bench/bench.c does not compile for $arch"
+else
+  BT=${BENCH_TIMEOUT:-600}
+  : >bench.llvm14
+  if [ -f /usr/lib/llvm-14/lib/libomptarget.rtl.amdgpu.so ]; then
+    OMP_TARGET_OFFLOAD=mandatory LD_LIBRARY_PATH=/usr/lib/llvm-14/lib \
+      timeout "$BT" ./bench ${BENCH_SCALE:-1} >bench.llvm14 2>/dev/null
+  fi
+  OMPEMU_PLUGINS=hsa OMP_TARGET_OFFLOAD=mandatory \
+    timeout "$BT" "$B/ompemu-run" ./bench ${BENCH_SCALE:-1} >bench.ompemu 2>log
+  st=$?
+  sh "$S/tests/gpu/bench-table.sh" bench.llvm14 bench.ompemu | sed 's/^/# /'
+  [ $st -eq 0 ] && grep -q "^launch_8_threads " bench.ompemu
+  check "bench on $arch: ompemu's hsa plugin against LLVM 14's amdgpu plugin" $?
 fi
 exit $fail

@@ -1,4 +1,4 @@
-/* Lowered Fortran descriptor maps (seed OpenMP-descriptor-management.md):
+/* Lowered Fortran descriptor maps (docs/descriptor-mapping.md):
  * a CFI_cdesc_t (gfortran's ISO_Fortran_binding.h) of rank 1 and rank 2 is
  * mapped as a record whose base_addr member is a pointer: the parent entry
  * for the descriptor, and base_addr's pointee as MEMBER_OF(parent) |

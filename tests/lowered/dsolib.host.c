@@ -1,7 +1,7 @@
 /* The host side of a shared library with its own offload entries and its
  * own descriptor (its wrapper object is linked into the library), used
  * together with an executable that has another one.  Each registers and
- * unregisters separately (ABI-llvm14.md 4.1). */
+ * unregisters separately (docs/abi-clang14.md 4.1). */
 #include "lowered.h"
 
 REGION_ID(__omp_offloading_lowered_dsolib_l9_region_id);

@@ -18,7 +18,7 @@ CC=${CC:-cc}
 LLVM14_LIBDIR=${LLVM14_LIBDIR:-/usr/lib/llvm-14/lib}
 T=$S/tests/lowered
 WRAP=$B/ompemu-wrap
-NTESTS=15
+NTESTS=16
 
 mode=${OMPEMU_LOWERED_RUNTIME:-auto}
 if [ "$mode" = auto ]; then
@@ -158,6 +158,23 @@ if [ $st -ne 0 ] && grep -q "Libomptarget fatal error 1: failure of target const
 fi
 echo "exit status $st" >>"$log"
 report "only a foreign image, OMP_TARGET_OFFLOAD=mandatory: LLVM's fatal error" $ok
+
+# A kernel that cannot start (a fault injected into the emu plugin) makes
+# the construct fail with a message naming it: LLVM's fatal error.
+: >"$log"
+if [ "$mode" = ompemu ]; then
+  OMPEMU_INJECT=launch:1 OMP_TARGET_OFFLOAD=mandatory $RUN ./hello >inject.out 2>&1
+  st=$?
+  cat inject.out >>"$log"
+  echo "exit status $st" >>"$log"
+  [ $st -ne 0 ] &&
+    grep -q "emu: error: device 0: kernel __omp_offloading_lowered_hello_l12 (0x0000554000[0-9a-f]*) could not start: injected fault" inject.out &&
+    grep -q "Libomptarget fatal error 1: failure of target construct while offloading is mandatory" inject.out &&
+    ! grep -q "hello: ok" inject.out
+  report "a kernel that cannot start: the construct fails, naming the kernel" $?
+else
+  n=$((n + 1)); echo "ok $n # SKIP the fault is injected by ompemu's emu plugin"
+fi
 
 # An executable and a shared library, each with its own descriptor.
 : >"$log"

@@ -1,4 +1,4 @@
-/* Lowered struct with a pointer member attached (ABI-llvm14.md 6.1):
+/* Lowered struct with a pointer member attached (docs/abi-clang14.md 6.1):
  *   struct S { int n; double *p; } s;
  *   #pragma omp target map(tofrom: s, s.p[0:s.n])
  * gives three entries: the combined entry for s (TARGET_PARAM), s itself as

@@ -101,7 +101,7 @@ check "a host object's own entries table" sh -c "
 "$DUMP" libomptarget.so >plain.txt 2>&1; st=$?
 check "a library without offload data: says so (exit 2), lists nothing" sh -c "
   test $st -eq 2 && grep -q 'ELF file without offload data' plain.txt &&
-  grep -q 'note: no descriptor and no omp_offloading_entries section found' plain.txt &&
+  grep -q 'note: no descriptor and no omp_offloading_entries or llvm_offload_entries section found' plain.txt &&
   test \$(wc -l < plain.txt) -eq 2"
 "$DUMP" dev.so >bare.txt 2>&1; st=$?
 check "bare device image: its entries and needs" sh -c "

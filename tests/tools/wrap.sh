@@ -146,7 +146,8 @@ else
   nok "runtime without __tgt_register_image_info (LLVM 14): call skipped, still registers" "$(head -20 run-old.txt)"
 fi
 
-# Spellings of the seed's command line; an image without an arch.
+# Spellings of the command line in docs/offload-wrapper.md; an image
+# without an arch.
 check "-o=OUT -target TRIPLE spelling, image without arch" sh -c "
   '$WRAP' -target x86_64-unknown-linux-gnu -o=alt.o dev.so && readelf -W -s alt.o > alt.txt &&
   grep -q ' \.offload_image_info\$' alt.txt && ! grep -q '__offload_arch' alt.txt"

@@ -82,7 +82,7 @@ OMPEMU_TRACE=1 OMPEMU_PLUGINS="cuda" LD_LIBRARY_PATH="$LLVMLIB" $RUN "$W/link" >
 check "LLVM 14's cuda plugin loads and is skipped with 0 devices" \
   '[ $rc -eq 0 ] && grep -q "plugin cuda .*0 devices, skipped" "$W/out"'
 
-# gcc-built, no libomp in the process (DESIGN.md contract 7).
+# gcc-built, no libomp in the process (docs/design.md contract 7).
 ${CC:-cc} "$P/init_all.c" -o "$W/init_all" -L"$B/.libs" -lomptarget 2>"$W/out"
 OMPEMU_NUM_DEVICES=3 $RUN "$W/init_all" >"$W/out" 2>&1; rc=$?
 check "no libomp: __tgt_init_all_rtls starts the emu plugin (3 devices)" \

@@ -9,18 +9,55 @@
 #include <string.h>
 #include <unistd.h>
 
-struct rt_state rt_state;
 struct rt_device fake_dev;
 static struct rt_device *fake_devs[1] = {&fake_dev};
 int fake_outcome_fail;
 int fake_allocs, fake_frees;
+int fake_fail_run, fake_fail_sync;
+int fake_async;
 struct fake_launch fake_last;
 char fake_kernel_host_id;
 static char fake_kernel_dev_id;
 
+static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gate_cond = PTHREAD_COND_INITIALIZER;
+static const void *gate_at; /* closed while not NULL */
+static int gate_waiting;
+
+void fake_gate_close(const void *hst) {
+  pthread_mutex_lock(&gate_lock);
+  gate_at = hst;
+  pthread_mutex_unlock(&gate_lock);
+}
+
+void fake_gate_open(void) {
+  pthread_mutex_lock(&gate_lock);
+  gate_at = NULL;
+  pthread_cond_broadcast(&gate_cond);
+  pthread_mutex_unlock(&gate_lock);
+}
+
+int fake_gate_waiting(void) {
+  pthread_mutex_lock(&gate_lock);
+  int n = gate_waiting;
+  pthread_mutex_unlock(&gate_lock);
+  return n;
+}
+
+static void gate(const void *hst) {
+  pthread_mutex_lock(&gate_lock);
+  if (gate_at && hst == gate_at) {
+    gate_waiting++;
+    while (gate_at)
+      pthread_cond_wait(&gate_cond, &gate_lock);
+    gate_waiting--;
+  }
+  pthread_mutex_unlock(&gate_lock);
+}
+
 static void *f_alloc(int32_t id, int64_t size, void *hst, int32_t kind) {
   (void)id; (void)hst; (void)kind;
-  fake_allocs++;
+  __atomic_add_fetch(&fake_allocs, 1, __ATOMIC_RELAXED);
   void *p = malloc((size_t)size);
   if (p)
     memset(p, 0xA5, (size_t)size); /* poison, like the emu device */
@@ -28,17 +65,19 @@ static void *f_alloc(int32_t id, int64_t size, void *hst, int32_t kind) {
 }
 static int32_t f_submit(int32_t id, void *tgt, void *hst, int64_t size) {
   (void)id;
+  gate(hst);
   memcpy(tgt, hst, (size_t)size);
   return 0;
 }
 static int32_t f_retrieve(int32_t id, void *hst, void *tgt, int64_t size) {
   (void)id;
+  gate(hst);
   memcpy(hst, tgt, (size_t)size);
   return 0;
 }
 static int32_t f_delete(int32_t id, void *tgt) {
   (void)id;
-  fake_frees++;
+  __atomic_add_fetch(&fake_frees, 1, __ATOMIC_RELAXED);
   free(tgt);
   return 0;
 }
@@ -56,7 +95,7 @@ static int32_t f_run(int32_t id, void *entry, void **args, ptrdiff_t *offs,
   (void)id;
   record(entry, args, offs, n);
   fake_last.team = 0;
-  return 0;
+  return fake_fail_run ? OFFLOAD_FAIL : OFFLOAD_SUCCESS;
 }
 static int32_t f_run_team(int32_t id, void *entry, void **args,
                           ptrdiff_t *offs, int32_t n, int32_t teams,
@@ -67,7 +106,31 @@ static int32_t f_run_team(int32_t id, void *entry, void **args,
   fake_last.num_teams = teams;
   fake_last.thread_limit = limit;
   fake_last.tripcount = trips;
-  return 0;
+  return fake_fail_run ? OFFLOAD_FAIL : OFFLOAD_SUCCESS;
+}
+
+/* The async forms queue nothing (the work is done at once) but mark the
+ * queue busy, so the runtime must synchronize; fake_fail_sync makes that
+ * synchronize report a failure, as a kernel failing on a device thread
+ * would. */
+static char fake_queue;
+static int32_t f_run_async(int32_t id, void *entry, void **args,
+                           ptrdiff_t *offs, int32_t n, __tgt_async_info *ai) {
+  ai->Queue = &fake_queue;
+  return f_run(id, entry, args, offs, n);
+}
+static int32_t f_run_team_async(int32_t id, void *entry, void **args,
+                                ptrdiff_t *offs, int32_t n, int32_t teams,
+                                int32_t limit, uint64_t trips,
+                                __tgt_async_info *ai) {
+  ai->Queue = &fake_queue;
+  return f_run_team(id, entry, args, offs, n, teams, limit, trips);
+}
+static int32_t f_sync(int32_t id, __tgt_async_info *ai) {
+  (void)id;
+  ai->Queue = NULL;
+  fake_last.syncs++;
+  return fake_fail_sync ? OFFLOAD_FAIL : OFFLOAD_SUCCESS;
 }
 
 static struct rt_plugin fake_plugin = {
@@ -77,8 +140,8 @@ static struct rt_plugin fake_plugin = {
     .data_submit = f_submit,
     .data_retrieve = f_retrieve,
     .data_delete = f_delete,
-    .run_region = f_run,
-    .run_team_region = f_run_team,
+    .run_target_region = f_run,
+    .run_target_team_region = f_run_team,
 };
 
 void fake_reset(void) {
@@ -86,7 +149,7 @@ void fake_reset(void) {
     fake_dev.plugin = &fake_plugin;
     pthread_mutex_init(&fake_dev.lock, NULL);
     pthread_mutex_init(&fake_dev.map_lock, NULL);
-    fake_dev.state = 1;
+    fake_dev.state = RT_DEVICE_READY;
     rt_state.devices = fake_devs;
     rt_state.num_devices = 1;
     rt_state.requires_flags = OMP_REQ_NONE;
@@ -94,8 +157,17 @@ void fake_reset(void) {
   map_table_destroy(fake_dev.maps);
   fake_dev.maps = NULL;
   fake_outcome_fail = fake_allocs = fake_frees = 0;
+  fake_fail_run = fake_fail_sync = 0;
+  fake_set_async(0);
   memset(&fake_last, 0, sizeof fake_last);
   rt_state.info_flags = 0;
+}
+
+void fake_set_async(int on) {
+  fake_async = on;
+  fake_plugin.run_target_region_async = on ? f_run_async : NULL;
+  fake_plugin.run_target_team_region_async = on ? f_run_team_async : NULL;
+  fake_plugin.synchronize = on ? f_sync : NULL;
 }
 
 /* ---- core stand-ins ---- */
@@ -127,8 +199,6 @@ void *rt_device_entry(struct rt_device *d, void *host_ptr, const char **name) {
     *name = "fake_kernel";
   return &fake_kernel_dev_id;
 }
-int omp_get_num_devices(void) { return 1; }
-int omp_get_initial_device(void) { return 1; }
 
 /* ---- stderr capture ---- */
 

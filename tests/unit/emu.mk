@@ -1,32 +1,70 @@
-# Unit tests of the emu device (emu-device/), linked against its object
+# Unit tests of the emu device (src/plugins/emu/), linked against its object
 # files; test_plugin replaces the ELF loader with a small fake
 # (tests/unit/fake_loader.c) so it does not depend on it.
-emu_unit_cflags = $(unit_cflags) $(LIBFFI_CFLAGS) -I$(top_srcdir)/emu-device
+emu_unit_cflags = $(unit_cflags) $(LIBFFI_CFLAGS) $(emu_cppflags)
 emu_unit_ldadd = src/common/libompemu_common.la $(LIBFFI_LIBS) $(unit_ldadd)
 EXTRA_DIST += tests/unit/emu_testutil.h
 
 check_PROGRAMS += tests/unit/test_arena tests/unit/test_exec \
-	tests/unit/test_devicertl tests/unit/test_plugin
+	tests/unit/test_devicertl tests/unit/test_plugin \
+	tests/unit/test_devicertl_flang
 TESTS += tests/unit/test_arena tests/unit/test_exec \
-	tests/unit/test_devicertl tests/unit/test_plugin
+	tests/unit/test_devicertl tests/unit/test_plugin \
+	tests/unit/test_devicertl_flang
 
-tests_unit_test_arena_SOURCES = tests/unit/test_arena.c emu-device/arena.c
+tests_unit_test_arena_SOURCES = tests/unit/test_arena.c $(emu_arena_sources) \
+	src/plugins/emu/fault.c src/plugins/emu/fault.h src/plugins/emu/devctx.c
 tests_unit_test_arena_CFLAGS = $(emu_unit_cflags)
 tests_unit_test_arena_LDADD = $(emu_unit_ldadd)
 
-tests_unit_test_exec_SOURCES = tests/unit/test_exec.c emu-device/exec.c \
-	emu-device/exec_wait.c emu-device/devicertl.c
+emu_flang_rtl_sources = src/plugins/emu/devicertl_flang.c \
+	src/plugins/emu/devicertl_league.c src/plugins/emu/devicertl_loops.c \
+	src/plugins/emu/devicertl_omp.c
+tests_unit_test_exec_SOURCES = tests/unit/test_exec.c src/plugins/emu/exec.c \
+	src/plugins/emu/exec_wait.c src/plugins/emu/exec_call.c src/plugins/emu/devctx.c \
+	src/plugins/emu/exec_observe.c $(emu_flang_rtl_sources)
 tests_unit_test_exec_CFLAGS = $(emu_unit_cflags)
 tests_unit_test_exec_LDADD = $(emu_unit_ldadd)
 
 tests_unit_test_devicertl_SOURCES = tests/unit/test_devicertl.c \
-	emu-device/devicertl.c
+	src/plugins/emu/devicertl.c src/plugins/emu/devctx.c
 tests_unit_test_devicertl_CFLAGS = $(emu_unit_cflags)
 tests_unit_test_devicertl_LDADD = $(emu_unit_ldadd)
 
+# The flang kernels' device runtime, with the libomp configure found
+# (OMPEMU_TEST_LIBOMP=another libomp.so.5 to check that one).
+tests_unit_test_devicertl_flang_SOURCES = tests/unit/test_devicertl_flang.c \
+	src/plugins/emu/devicertl.c src/plugins/emu/devctx.c $(emu_flang_rtl_sources)
+tests_unit_test_devicertl_flang_CFLAGS = $(emu_unit_cflags)
+tests_unit_test_devicertl_flang_LDADD = $(emu_unit_ldadd)
+AM_TESTS_ENVIRONMENT += \
+	OMPEMU_TEST_LIBOMP=$${OMPEMU_TEST_LIBOMP:-'$(OMPEMU_LIBOMP)'}; \
+	export OMPEMU_TEST_LIBOMP;
+
 tests_unit_test_plugin_SOURCES = tests/unit/test_plugin.c \
-	tests/unit/fake_loader.c tests/unit/fake_loader.h emu-device/arena.c emu-device/exec.c \
-	emu-device/exec_wait.c emu-device/devicertl.c emu-device/device.c emu-device/data.c \
-	emu-device/plugin.c emu-device/fptr.c
+	tests/unit/fake_loader.c tests/unit/fake_loader.h $(emu_arena_sources) \
+	src/plugins/emu/fault.c src/plugins/emu/alias.c src/plugins/emu/exec.c \
+	src/plugins/emu/exec_wait.c src/plugins/emu/exec_call.c src/plugins/emu/devicertl.c \
+	src/plugins/emu/devctx.c src/plugins/emu/exec_observe.c $(emu_flang_rtl_sources) \
+	src/plugins/emu/device.c src/plugins/emu/data.c \
+	src/plugins/emu/plugin.c src/plugins/emu/fptr.c src/plugins/emu/inject.c \
+	src/plugins/emu/shutdown.c
 tests_unit_test_plugin_CFLAGS = $(emu_unit_cflags)
 tests_unit_test_plugin_LDADD = $(emu_unit_ldadd)
+
+# No two objects of the emu plugin call each other in a circle (nm, with
+# tests/unit/call_cycles.sh).
+TESTS += tests/emu/call_cycles_emu.sh
+EXTRA_DIST += tests/emu/call_cycles_emu.sh
+AM_TESTS_ENVIRONMENT += \
+	EMU_PLUGIN_OBJECTS='$(libomptarget_rtl_emu_la_OBJECTS)'; \
+	export EMU_PLUGIN_OBJECTS;
+
+# libomp 14's abort that ompemu cannot avoid (a host thread's own state):
+# an expected failure with libomp 14, a pass with any other.
+TESTS += tests/emu/teams_if_host.sh
+EXTRA_DIST += tests/emu/teams_if_host.sh tests/emu/teams_if_host.c
+clean-local: clean-emu-tests
+clean-emu-tests:
+	-rm -rf tests/emu/work
+.PHONY: clean-emu-tests

@@ -13,6 +13,7 @@
 
 #include "arena.h"
 #include "loader.h"
+#include "trace.h"
 
 struct emu_image {
   struct emu_arena *code;
@@ -38,7 +39,7 @@ struct emu_image *loader_load(int dev, struct emu_arena *code,
                               const char *label) {
   char why[64];
   if (!loader_check(image, size, why, sizeof why)) {
-    fprintf(stderr, "emu: image %s rejected: %s\n", label, why);
+    ompemu_error("emu", "image %s rejected: %s", label, why);
     return NULL;
   }
   const struct fake_image *f = image;
@@ -69,10 +70,11 @@ struct emu_image *loader_load(int dev, struct emu_arena *code,
   return img;
 }
 
-void loader_unload(struct emu_image *img) {
-  arena_free(img->code, img->base);
+int loader_unload(struct emu_image *img) {
+  int rc = arena_free(img->code, img->base);
   free(img);
   fake_unloads++;
+  return rc;
 }
 
 void *loader_symbol(const struct emu_image *img, const char *name,
@@ -100,5 +102,12 @@ const char *loader_label(const struct emu_image *img) { return img->label; }
 const struct __tgt_offload_entry *loader_entries(const struct emu_image *img,
                                                  size_t *count) {
   *count = 0;
+  return NULL;
+}
+
+/* The fake images hold no GPU-style (flang) kernels. */
+const void *loader_kernel_env(const struct emu_image *img, const void *entry) {
+  (void)img;
+  (void)entry;
   return NULL;
 }

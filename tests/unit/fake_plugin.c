@@ -1,7 +1,9 @@
 /* A fake device plugin for the runtime core's unit tests.  An image is a
  * struct fake_image: the magic "FAKEIMG" followed by the device entries the
  * plugin returns from load_binary.  Kernels are never run: run_region only
- * records the address in fake_log, so tests can check ctor/dtor order.
+ * records the address in fake_log, so tests can check ctor/dtor order; the
+ * entry FAKE_FAILING_ENTRY fails, reported through this plugin's own copy
+ * of src/common (as real plugins report).
  * Built three ways: complete; -DFAKE_MISSING (no run_target_team_region);
  * -DFAKE_ZERO (reports 0 devices). */
 #include <ompemu/plugin.h>
@@ -9,6 +11,7 @@
 #include <string.h>
 
 #include "fake_plugin.h"
+#include "trace.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -64,7 +67,12 @@ EXPORT int32_t __tgt_rtl_run_target_region(int32_t id, void *entry, void **args,
     fake_log.run_dev[fake_log.nruns] = id;
     fake_log.runs[fake_log.nruns++] = entry;
   }
-  return entry == (void *)FAKE_FAILING_ENTRY ? OFFLOAD_FAIL : OFFLOAD_SUCCESS;
+  if (entry == (void *)FAKE_FAILING_ENTRY) {
+    ompemu_error("fake", "device %d: kernel " OMPEMU_PTR " failed", (int)id,
+                 OMPEMU_P(entry));
+    return OFFLOAD_FAIL;
+  }
+  return OFFLOAD_SUCCESS;
 }
 
 #ifndef FAKE_MISSING

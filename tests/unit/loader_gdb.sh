@@ -22,12 +22,12 @@ if grep -q 'ptrace' "$tmp/out" && ! grep -q 'Breakpoint 1,' "$tmp/out"; then
   for i in 1 2 3; do echo "ok $i # SKIP gdb cannot trace here"; done
   exit 0
 fi
-if grep -q '^Breakpoint 1, 0x0000300000[0-9a-f]* in impl_b ()' "$tmp/out"; then
+if grep -q '^Breakpoint 1, 0x0000554000[0-9a-f]* in impl_b ()' "$tmp/out"; then
   echo "ok 1 - breakpoint by name on a static device function"
 else
   echo "not ok 1 - breakpoint by name on a static device function"; sed 's/^/# /' "$tmp/out"
 fi
-if grep -q '^#1  0x0000300000[0-9a-f]* in call_ifn_pub ()' "$tmp/out" &&
+if grep -q '^#1  0x0000554000[0-9a-f]* in call_ifn_pub ()' "$tmp/out" &&
    grep -q '^#2 .* in main ' "$tmp/out"; then
   echo "ok 2 - backtrace names device frames and unwinds to the host"
 else

@@ -1,6 +1,9 @@
-/* Hand-test driver of the emu loader: loads IMAGE into a code arena,
- * prints its entries, and calls FUNC (int FUNC(void)) if given.  Used by
- * loader_gdb.sh to check GDB's view of loaded device code, and by hand:
+/* Hand-test driver of the emu loader: loads IMAGE into a code arena with
+ * the real device runtime, prints its entries (with "gpu-style" for a
+ * flang kernel), and calls FUNC (int FUNC(void)) if given.  Used by
+ * loader_gdb.sh to check GDB's view of loaded device code, by
+ * loader_compilers.sh on images of clang 16/19/22 and flang 22, and by
+ * hand:
  *   tests/unit/loader_try IMAGE [FUNC] */
 #include "config.h"
 #include "arena.h"
@@ -11,7 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-void *devicertl_lookup(const char *name) {
+/* The teams stand-ins of fresh_root.c are not part of this test. */
+void *fresh_root_lookup(const char *name) {
   (void)name;
   return NULL;
 }
@@ -47,9 +51,10 @@ int main(int argc, char **argv) {
   size_t count;
   const __tgt_offload_entry *e = loader_entries(img, &count);
   for (size_t i = 0; i < count; i++)
-    printf("entry %zu: %s addr 0x%016lx size %zu flags %d by-name 0x%016lx\n",
+    printf("entry %zu: %s addr 0x%016lx size %zu flags %d by-name 0x%016lx%s\n",
            i, e[i].name, (unsigned long)e[i].addr, e[i].size, e[i].flags,
-           (unsigned long)loader_symbol(img, e[i].name, NULL));
+           (unsigned long)loader_symbol(img, e[i].name, NULL),
+           loader_kernel_env(img, e[i].addr) ? " gpu-style" : "");
   int rc = 0;
   if (argc > 2) {
     int (*fn)(void) = (int (*)(void))loader_symbol(img, argv[2], NULL);

@@ -13,3 +13,13 @@ include tests/unit/emu.mk
 include tests/unit/loader.mk
 include tests/unit/rt.mk
 include tests/unit/tools.mk
+include tests/unit/formats.mk
+
+# flang's device-link names in libomptarget.so: exported, and abort on the
+# host (src/runtime/abi/device_link.c).
+TESTS += tests/unit/device_link.sh
+EXTRA_DIST += tests/unit/device_link.sh
+clean-local: clean-device-link
+clean-device-link:
+	-rm -rf tests/unit/work-device-link
+.PHONY: clean-device-link

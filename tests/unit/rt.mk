@@ -4,23 +4,43 @@
 check_LTLIBRARIES += tests/unit/libomptarget.rtl.fake.la \
 	tests/unit/libomptarget.rtl.fakemissing.la \
 	tests/unit/libomptarget.rtl.fakezero.la
+# Each has its own copy of src/common, as real plugins do: its diagnostics
+# must reach the runtime's (test_core's) counter through the sink.
 fake_plugin_ldflags = -module -avoid-version -shared -rpath $(abs_builddir)
+fake_plugin_libadd = src/common/libompemu_common.la $(PTHREAD_LIBS)
 tests_unit_libomptarget_rtl_fake_la_SOURCES = tests/unit/fake_plugin.c tests/unit/fake_plugin.h
 tests_unit_libomptarget_rtl_fake_la_LDFLAGS = $(fake_plugin_ldflags)
+tests_unit_libomptarget_rtl_fake_la_LIBADD = $(fake_plugin_libadd)
 tests_unit_libomptarget_rtl_fakemissing_la_SOURCES = tests/unit/fake_plugin.c tests/unit/fake_plugin.h
 tests_unit_libomptarget_rtl_fakemissing_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKE_MISSING
 tests_unit_libomptarget_rtl_fakemissing_la_LDFLAGS = $(fake_plugin_ldflags)
+tests_unit_libomptarget_rtl_fakemissing_la_LIBADD = $(fake_plugin_libadd)
 tests_unit_libomptarget_rtl_fakezero_la_SOURCES = tests/unit/fake_plugin.c tests/unit/fake_plugin.h
 tests_unit_libomptarget_rtl_fakezero_la_CPPFLAGS = $(AM_CPPFLAGS) -DFAKE_ZERO
 tests_unit_libomptarget_rtl_fakezero_la_LDFLAGS = $(fake_plugin_ldflags)
+tests_unit_libomptarget_rtl_fakezero_la_LIBADD = $(fake_plugin_libadd)
 
+# The observation layer and its observers (src/runtime/observe.h).
+obs_test_sources = src/runtime/observe.c src/runtime/observers.c \
+	src/runtime/timeline.c src/runtime/timeline_write.c \
+	src/runtime/summary.c src/runtime/ompt.c src/runtime/check.c \
+	src/runtime/check_race.c src/runtime/check_data.c \
+	src/runtime/check_hostptr.c src/runtime/check_report.c \
+	src/runtime/check_util.c src/runtime/check_blocks.c
+
+# The core with its registration door, the data path stubbed.  Exported
+# dynamically so the fake plugins find its ompemu_report_sink.
 check_PROGRAMS += tests/unit/test_core
 TESTS += tests/unit/test_core
 tests_unit_test_core_SOURCES = tests/unit/test_core.c tests/unit/fake_plugin.h \
-	src/registry.c src/plugins.c src/device.c src/entries.c src/globals.c \
-	src/fptr_table.c src/policy.c
-tests_unit_test_core_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src
-tests_unit_test_core_CFLAGS = $(unit_cflags)
+	src/runtime/state.c src/runtime/messages.c src/runtime/entry_index.c \
+	src/runtime/plugin_loader.c src/runtime/entries.c src/runtime/globals.c \
+	src/runtime/fptr_table.c src/runtime/policy.c src/runtime/device.c \
+	src/runtime/registry.c src/runtime/lifecycle.c \
+	src/runtime/abi/register.c src/runtime/abi/info.c $(obs_test_sources)
+tests_unit_test_core_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/runtime
+tests_unit_test_core_CFLAGS = $(unit_cflags) -Werror=incompatible-pointer-types
+tests_unit_test_core_LDFLAGS = -Wl,--export-dynamic
 tests_unit_test_core_LDADD = src/common/libompemu_common.la $(unit_ldadd) $(LIBS)
 EXTRA_tests_unit_test_core_DEPENDENCIES = tests/unit/libomptarget.rtl.fake.la \
 	tests/unit/libomptarget.rtl.fakemissing.la \
@@ -38,25 +58,56 @@ EXTRA_DIST += tests/unit/core_programs.sh tests/unit/core-progs/link.c \
 # The data-path sources against a fake malloc device (data_fake.c stands in
 # for the core's device and policy functions).
 data_test_sources = tests/unit/data_fake.c tests/unit/data_fake.h \
-	src/mapping.c src/maplist.c src/attach.c src/target.c src/update.c \
-	src/mapper.c src/launch.c src/api.c src/info.c src/devops.c
-data_test_cppflags = $(AM_CPPFLAGS) -I$(top_srcdir)/src
+	src/runtime/state.c src/runtime/messages.c src/runtime/mapping.c \
+	src/runtime/map_index.c \
+	src/runtime/devops.c src/runtime/dump.c src/runtime/lookup.c \
+	src/runtime/maplist.c src/runtime/mapper.c src/runtime/attach.c \
+	src/runtime/data_begin_end.c src/runtime/update.c \
+	src/runtime/data_construct.c src/runtime/launch.c \
+	src/runtime/device_memory.c src/runtime/check_api.c \
+	src/runtime/abi/data.c src/runtime/abi/target_clang14.c \
+	src/runtime/abi/mapper.c src/runtime/abi/omp_api.c \
+	src/runtime/observe.c
+data_test_cppflags = $(AM_CPPFLAGS) -I$(top_srcdir)/src/runtime
+data_test_cflags = $(unit_cflags) -Werror=incompatible-pointer-types
 data_test_ldadd = src/common/libompemu_common.la $(unit_ldadd) $(LIBS)
 check_PROGRAMS += tests/unit/test_mapping tests/unit/test_target \
-	tests/unit/test_launch
-TESTS += tests/unit/test_mapping tests/unit/test_target tests/unit/test_launch
+	tests/unit/test_launch tests/unit/test_observe tests/unit/test_check
+TESTS += tests/unit/test_mapping tests/unit/test_target tests/unit/test_launch \
+	tests/unit/test_observe tests/unit/test_check
 tests_unit_test_mapping_SOURCES = tests/unit/test_mapping.c $(data_test_sources)
 tests_unit_test_mapping_CPPFLAGS = $(data_test_cppflags)
-tests_unit_test_mapping_CFLAGS = $(unit_cflags)
+tests_unit_test_mapping_CFLAGS = $(data_test_cflags)
 tests_unit_test_mapping_LDADD = $(data_test_ldadd)
 tests_unit_test_target_SOURCES = tests/unit/test_target.c $(data_test_sources)
 tests_unit_test_target_CPPFLAGS = $(data_test_cppflags)
-tests_unit_test_target_CFLAGS = $(unit_cflags)
+tests_unit_test_target_CFLAGS = $(data_test_cflags)
 tests_unit_test_target_LDADD = $(data_test_ldadd)
 tests_unit_test_launch_SOURCES = tests/unit/test_launch.c $(data_test_sources)
 tests_unit_test_launch_CPPFLAGS = $(data_test_cppflags)
-tests_unit_test_launch_CFLAGS = $(unit_cflags)
+tests_unit_test_launch_CFLAGS = $(data_test_cflags)
 tests_unit_test_launch_LDADD = $(data_test_ldadd)
+tests_unit_test_observe_SOURCES = tests/unit/test_observe.c $(data_test_sources)
+tests_unit_test_observe_CPPFLAGS = $(data_test_cppflags)
+tests_unit_test_observe_CFLAGS = $(data_test_cflags)
+tests_unit_test_observe_LDADD = $(data_test_ldadd)
+# The checking mode's observer on the fake device (observers.c left out:
+# the test sets the observer up itself).
+tests_unit_test_check_SOURCES = tests/unit/test_check.c $(data_test_sources) \
+	src/runtime/check.c src/runtime/check_race.c src/runtime/check_data.c \
+	src/runtime/check_hostptr.c src/runtime/check_report.c \
+	src/runtime/check_util.c src/runtime/check_blocks.c
+tests_unit_test_check_CPPFLAGS = $(data_test_cppflags)
+tests_unit_test_check_CFLAGS = $(data_test_cflags)
+tests_unit_test_check_LDADD = $(data_test_ldadd)
+# No two files of libomptarget.so call each other in a circle, and only
+# abi/ defines what it exports (the script reads the built objects).
+TESTS += tests/unit/call_cycles.sh
+EXTRA_DIST += tests/unit/call_cycles.sh
+AM_TESTS_ENVIRONMENT += \
+	LIBOMPTARGET_OBJECTS='$(libomptarget_la_OBJECTS)'; \
+	export LIBOMPTARGET_OBJECTS;
+
 clean-local: clean-core-progs
 clean-core-progs:
 	-rm -rf tests/unit/core-progs.tmp

@@ -1,5 +1,5 @@
 /* ABI layout checks: the public structs against offsets computed by hand
- * from ABI-llvm14.md section 4 (LP64), and the map-type helpers. */
+ * from docs/abi-clang14.md section 4 (LP64), and the map-type helpers. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -51,7 +51,7 @@ static void test_flags_and_map_types(void **state) {
   assert_int_equal(OMP_DECLARE_TARGET_DTOR, 4);
   assert_int_equal(OMP_DECLARE_TARGET_FPTR, 8);
   assert_int_equal(OFFLOAD_FAIL, -1);
-  /* Values observed in clang 14 IR (ABI-llvm14.md 6.1). */
+  /* Values observed in clang 14 IR (docs/abi-clang14.md 6.1). */
   assert_int_equal(ompemu_member_of(0) | OMP_TGT_MAPTYPE_TO | OMP_TGT_MAPTYPE_FROM,
                    0x1000000000003LL);
   assert_int_equal(ompemu_member_of(0) | 0x13, 0x1000000000013LL);

@@ -1,6 +1,8 @@
-/* Unit tests of the device memory arena (emu-device/arena.c): fixed
- * reservation, determinism, alignment, capacity, poison, bad frees,
- * lookups and the quarantine. */
+/* Unit tests of the device memory arena (src/plugins/emu/arena*.c): fixed
+ * reservation, determinism, alignment, capacity, poison (eager and lazy),
+ * bad frees, lookups, the quarantine, the reuse delay, the check-mode
+ * layout (guard pages, slack canaries, the NaN poison, poisoned-byte
+ * counts) and the fault handler's messages (fault.c). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -13,11 +15,29 @@
 #include <sys/wait.h>
 
 #include "arena.h"
+#include "devicertl.h"
 #include "emu_testutil.h"
+#include "fault.h"
 
-/* Test-only bases, away from the plugin's, one per test so a failed test
- * never leaves another one's range mapped. */
-#define TB(k) (EMU_DATA_BASE + 0x00F000000000ULL + (uintptr_t)(k) * 0x40000000ULL)
+#include <math.h>
+#include <time.h>
+
+/* Reads and writes of memory the arena told ASan is off limits (freed
+ * blocks, slack, guard pages) are the point of several tests here. */
+#if defined(__SANITIZE_ADDRESS__)
+#define NO_ASAN __attribute__((no_sanitize_address))
+#else
+#define NO_ASAN
+#endif
+
+NO_ASAN static unsigned char peek(const void *p) {
+  return *(const volatile unsigned char *)p;
+}
+
+/* Test-only bases, in the window of the last device, which no test here
+ * initialises: one per test (512 MiB apart) so a failed test never leaves
+ * another one's range mapped. */
+#define TB(k) (EMU_DATA_BASE + 15 * EMU_DATA_STRIDE + (uintptr_t)(k) * 0x20000000ULL)
 #define MB (1u << 20)
 
 static void test_fixed_base(void **state) {
@@ -111,7 +131,7 @@ static void test_poison(void **state) {
   memset(p, 0x11, 300);
   assert_int_equal(arena_free(a, p), 0);
   for (int i = 0; i < 300; i++)
-    assert_int_equal(p[i], EMU_POISON_BYTE); /* still mapped, poisoned */
+    assert_int_equal(peek(p + i), EMU_POISON_BYTE); /* still mapped, poisoned */
   arena_destroy(a);
 }
 
@@ -276,7 +296,7 @@ static void test_quarantine(void **state) {
   sigaction(SIGSEGV, &sa, &old);
   int faulted = 0;
   if (sigsetjmp(fault_jmp, 1) == 0)
-    (void)*(volatile char *)(p + 10);
+    (void)peek(p + 10);
   else
     faulted = 1;
   sigaction(SIGSEGV, &old, NULL);
@@ -295,10 +315,9 @@ static void test_quarantine(void **state) {
   arena_destroy(a);
 }
 
-/* Without a handler of the test's own, a touch of quarantined memory kills
- * the process with SIGSEGV after a message naming the freed block. */
-static void test_quarantine_message(void **state) {
-  (void)state;
+/* Run FN in a child with stderr captured; its exit status in *STATUS,
+ * what it printed returned (malloc'd). */
+static char *in_child(void (*fn)(void), int *status) {
   int fds[2];
   assert_int_equal(pipe(fds), 0);
   pid_t pid = fork();
@@ -306,29 +325,391 @@ static void test_quarantine_message(void **state) {
   if (pid == 0) {
     signal(SIGSEGV, SIG_DFL);
     dup2(fds[1], 2);
-    setenv("OMPEMU_QUARANTINE", "1", 1);
-    struct emu_arena *a = arena_create("data", 4, TB(13), 64 * 1024, 256);
-    char *p = arena_alloc(a, 100);
-    arena_free(a, p);
-    p[20] = 1;
+    fn();
     _exit(0);
   }
   close(fds[1]);
-  char buf[512] = "";
+  char *buf = calloc(1, 4096);
   ssize_t n = 0, r;
-  while ((r = read(fds[0], buf + n, sizeof buf - 1 - (size_t)n)) > 0)
+  while ((r = read(fds[0], buf + n, 4095 - (size_t)n)) > 0)
     n += r;
   close(fds[0]);
+  waitpid(pid, status, 0);
+  return buf;
+}
+
+NO_ASAN static void touch_quarantined(void) {
+  setenv("OMPEMU_QUARANTINE", "1", 1);
+  struct emu_arena *a = arena_create("data", 4, TB(13), 64 * 1024, 256);
+  fault_register_arena(a, 1);
+  char *p = arena_alloc(a, 100);
+  arena_free(a, p);
+  p[20] = 1;
+}
+
+/* Without a handler of the test's own, a touch of quarantined memory kills
+ * the process with SIGSEGV after a message naming the freed block. */
+static void test_quarantine_message(void **state) {
+  (void)state;
   int status = 0;
-  waitpid(pid, &status, 0);
+  char *buf = in_child(touch_quarantined, &status);
   assert_true(WIFSIGNALED(status));
   assert_int_equal(WTERMSIG(status), SIGSEGV);
-  char want[200];
-  snprintf(want, sizeof want, "device 4: access to freed device memory at "
-           "0x%016lx (data block [0x%016lx, 0x%016lx) of 100 bytes, freed)",
+  char want[300];
+  snprintf(want, sizeof want, "emu: error: device 4: device code: invalid "
+           "write of device memory at 0x%016lx, inside the freed data block "
+           "[0x%016lx, 0x%016lx) of 100 bytes, at offset 20",
            (unsigned long)(TB(13) + 20), (unsigned long)TB(13),
            (unsigned long)(TB(13) + 100));
+  if (!strstr(buf, want))
+    fprintf(stderr, "got: %s\nwant: %s\n", buf, want);
   assert_non_null(strstr(buf, want));
+  free(buf);
+}
+
+/* With a reuse delay a freed block is not handed out again by the next
+ * allocations (LLVM 14's runtime tells a re-allocated pointee by its new
+ * address), comes back after MAX_BLOCKS later frees, and never makes an
+ * allocation fail that would fit without the delay. */
+static void test_reuse_delay(void **state) {
+  (void)state;
+  struct emu_arena *a = arena_create("data", 0, TB(15), 64 * 1024, 256);
+  assert_non_null(a);
+  arena_set_reuse_delay(a, 2, 1 * MB);
+  char *p = arena_alloc(a, 100);
+  assert_ptr_equal(p, (void *)TB(15));
+  assert_int_equal(arena_free(a, p), 0);
+  char *q = arena_alloc(a, 100); /* not P again */
+  assert_ptr_equal(q, (char *)TB(15) + 256);
+  assert_int_equal(arena_free(a, q), 0);
+  char *r = arena_alloc(a, 100);
+  assert_ptr_equal(r, (char *)TB(15) + 512);
+  assert_int_equal(arena_free(a, r), 0); /* 3 cooling: P goes back */
+  char *s = arena_alloc(a, 100);
+  assert_ptr_equal(s, p);
+  assert_int_equal(arena_in_use(a), 256);
+  /* The whole arena is still usable: cooling blocks are given back when
+   * nothing else fits. */
+  char *big = arena_alloc(a, 64 * 1024 - 256);
+  assert_non_null(big);
+  assert_int_equal(arena_free(a, big), 0);
+  assert_int_equal(arena_free(a, s), 0);
+  big = arena_alloc(a, 64 * 1024);
+  assert_ptr_equal(big, (void *)TB(15));
+  assert_int_equal(arena_free(a, big), 0);
+  /* A block larger than MAX_BYTES is not held back; the same sequence of
+   * requests gives the same addresses. */
+  arena_set_reuse_delay(a, 2, 1024);
+  char *x = arena_alloc(a, 2048);
+  assert_int_equal(arena_free(a, x), 0);
+  assert_ptr_equal(arena_alloc(a, 2048), x);
+  arena_destroy(a);
+}
+
+
+NO_ASAN static void poke(void *p, char v) { *(volatile char *)p = v; }
+
+/* 1 if reading the byte at P faults. */
+NO_ASAN static int faults(const volatile char *p) {
+  struct sigaction sa, old;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_segv;
+  sa.sa_flags = SA_SIGINFO;
+  sigaction(SIGSEGV, &sa, &old);
+  int faulted = 0;
+  if (sigsetjmp(fault_jmp, 1) == 0)
+    (void)*p;
+  else
+    faulted = 1;
+  sigaction(SIGSEGV, &old, NULL);
+  return faulted;
+}
+
+static int all_bytes(const void *p, size_t n, unsigned char v) {
+  for (size_t i = 0; i < n; i++)
+    if (peek((const unsigned char *)p + i) != v)
+      return 0;
+  return 1;
+}
+
+/* A lazy arena owes the poison of a fresh block until a copy covers it
+ * (then nothing is filled), a copy covers part of it (the rest is filled),
+ * a read needs it, or arena_settle runs (before a kernel). */
+static void test_lazy_poison(void **state) {
+  (void)state;
+  struct emu_arena *a =
+      arena_create_ex("data", 0, TB(16), 4 * MB, 256, ARENA_LAZY, 4 * MB);
+  assert_non_null(a);
+  unsigned char *p = arena_alloc(a, 1000), *q = arena_alloc(a, 1000),
+                *r = arena_alloc(a, 1000), *u = arena_alloc(a, 1000);
+  /* A covering copy: nothing filled, not even after a settle. */
+  assert_int_equal(arena_write_begin(a, p, 1000), 0);
+  memset(p, 0x11, 1000);
+  /* A partial copy: the rest is poison at once. */
+  assert_int_equal(arena_write_begin(a, q + 100, 200), 0);
+  memset(q + 100, 0x22, 200);
+  assert_true(all_bytes(q, 100, EMU_POISON_BYTE));
+  assert_true(all_bytes(q + 300, 700, EMU_POISON_BYTE));
+  /* A read: poison first. */
+  assert_int_equal(arena_read_begin(a, r, 10), 0);
+  assert_true(all_bytes(r, 1000, EMU_POISON_BYTE));
+  /* The fresh pages of U still read zero: the poison is owed... */
+  assert_true(all_bytes(u, 1000, 0));
+  arena_settle(a); /* ...and paid before a kernel. */
+  assert_true(all_bytes(u, 1000, EMU_POISON_BYTE));
+  assert_true(all_bytes(p, 1000, 0x11));
+  assert_true(all_bytes(q + 100, 200, 0x22));
+  size_t count = 0;
+  assert_int_equal(arena_poisoned_bytes(a, q, 1000, &count), 0);
+  assert_int_equal(count, 800);
+  assert_int_equal(arena_poisoned_bytes(a, q, 1001, &count), -1);
+  /* A block freed before it was poisoned owes nothing any more. */
+  unsigned char *v = arena_alloc(a, 300);
+  assert_int_equal(arena_free(a, v), 0);
+  arena_settle(a);
+  /* Small freed blocks are poisoned at once. */
+  assert_int_equal(arena_free(a, p), 0);
+  assert_true(all_bytes(p, 1000, EMU_POISON_BYTE));
+  arena_destroy(a);
+}
+
+/* A large freed block (EMU_LAZY_FREE_MIN or more) is poisoned by the next
+ * settle, or, when it is allocated again first, as the new block's owed
+ * poison; a covering copy then writes it once, with no fill at all. */
+static void test_lazy_free(void **state) {
+  (void)state;
+  size_t big = 2 * MB;
+  struct emu_arena *a =
+      arena_create_ex("data", 0, TB(17), 8 * MB, 256, ARENA_LAZY, 8 * MB);
+  unsigned char *p = arena_alloc(a, big);
+  assert_int_equal(arena_write_begin(a, p, big), 0);
+  memset(p, 0x33, big);
+  assert_int_equal(arena_free(a, p), 0);
+  assert_true(all_bytes(p, big, 0x33)); /* not filled by the free... */
+  arena_settle(a);
+  assert_true(all_bytes(p, big, EMU_POISON_BYTE)); /* ...but before a kernel */
+  /* Freed, then reused before any kernel: the copy's bytes only. */
+  unsigned char *q = arena_alloc(a, big);
+  assert_ptr_equal(q, p);
+  memset(q, 0x44, big);
+  assert_int_equal(arena_free(a, q), 0);
+  unsigned char *r = arena_alloc(a, big / 2); /* takes part of the range */
+  assert_ptr_equal(r, p);
+  assert_int_equal(arena_write_begin(a, r, big / 2), 0);
+  memset(r, 0x55, big / 2);
+  arena_settle(a);
+  assert_true(all_bytes(r, big / 2, 0x55));
+  assert_true(all_bytes(r + big / 2, big / 2, EMU_POISON_BYTE));
+  arena_destroy(a);
+}
+
+/* Address-ordered first fit with many extents: the lowest hole that fits,
+ * whatever the order of the frees; freeing everything leaves one extent. */
+static void test_first_fit_many(void **state) {
+  (void)state;
+  enum { N = 20000 };
+  struct emu_arena *a = arena_create("data", 0, TB(18), 16 * MB, 256);
+  static char *blk[N];
+  for (int i = 0; i < N; i++)
+    blk[i] = arena_alloc(a, 256);
+  assert_ptr_equal(blk[N - 1], (char *)TB(18) + (N - 1) * 256);
+  for (int i = N - 1; i >= 0; i -= 2) /* every other one, from the top */
+    assert_int_equal(arena_free(a, blk[i]), 0);
+  /* 512 bytes fit nowhere but where the last block was (it merged with
+   * the free rest of the arena). */
+  char *big = arena_alloc(a, 512);
+  assert_ptr_equal(big, blk[N - 1]);
+  /* 256 bytes go into the lowest hole. */
+  assert_ptr_equal(arena_alloc(a, 200), blk[1]);
+  assert_int_equal(arena_free(a, blk[1]), 0);
+  assert_int_equal(arena_free(a, big), 0);
+  for (int i = 0; i < N; i += 2)
+    assert_int_equal(arena_free(a, blk[i]), 0);
+  assert_int_equal(arena_in_use(a), 0);
+  /* Everything coalesced: the whole arena in one block. */
+  assert_ptr_equal(arena_alloc(a, 16 * MB), (void *)TB(18));
+  arena_destroy(a);
+}
+
+/* Freeing costs the same with 1 000 or 100 000 live blocks (it was a
+ * removal from a sorted array).  The measure is the median of batches; a
+ * loaded machine gets a generous bound. */
+static double pair_ns(struct emu_arena *a, char **blk, long n) {
+  double best = 1e18;
+  for (int round = 0; round < 5; round++) {
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (long i = 0; i < 2000; i++) {
+      long k = (i * 7919) % n;
+      assert_int_equal(arena_free(a, blk[k]), 0);
+      blk[k] = arena_alloc(a, 64);
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double ns = ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) /
+                2000.0;
+    if (ns < best)
+      best = ns;
+  }
+  return best;
+}
+
+static void test_scales(void **state) {
+  (void)state;
+  enum { N = 100000 };
+  struct emu_arena *a = arena_create("data", 0, TB(19), 64 * MB, 256);
+  arena_set_reuse_delay(a, 16, 64 * MB);
+  static char *blk[N];
+  for (long i = 0; i < N; i++)
+    blk[i] = arena_alloc(a, 64);
+  double big = pair_ns(a, blk, N);
+  for (long i = 1000; i < N; i++)
+    assert_int_equal(arena_free(a, blk[i]), 0);
+  double small = pair_ns(a, blk, 1000);
+  fprintf(stderr, "# free+alloc pair: %.0f ns with 1 000 live, %.0f ns with "
+          "100 000 live\n", small, big);
+  assert_true(big < 8 * small + 2000);
+  arena_destroy(a);
+}
+
+/* Check mode: a block ends where its page ends (8 or 16-byte aligned),
+ * the next page is a guard, the rest of the range is PROT_NONE, freed
+ * blocks are PROT_NONE, and the poison is a NaN as float and double. */
+static void test_check_layout(void **state) {
+  (void)state;
+  struct emu_arena *a = arena_create_ex("data", 0, TB(20), 4 * MB, 256,
+                                        ARENA_CHECK, 64 * MB);
+  assert_non_null(a);
+  double *d = arena_alloc(a, 1000 * sizeof(double));
+  assert_int_equal(((uintptr_t)d + 8000) % 4096, 0);
+  assert_int_equal((uintptr_t)d % 16, 0);
+  char *c = arena_alloc(a, 13); /* not a multiple of 8: 3 bytes of slack */
+  assert_int_equal(((uintptr_t)c + 16) % 4096, 0);
+  assert_int_equal((uintptr_t)c % 8, 0);
+  assert_true(arena_owns(a, (char *)TB(20) + 32 * MB)); /* the span */
+  arena_settle(a);
+  assert_true(isnan(d[0]) && isnan(d[999]));
+  float *f = (float *)d;
+  assert_true(isnan(f[1]));
+  assert_int_equal(((int32_t *)d)[3], -678491);
+  assert_true(faults((char *)d + 8000));         /* the guard page */
+  assert_true(faults((char *)TB(20)));           /* the first page */
+  assert_true(faults((char *)TB(20) + 32 * MB)); /* never allocated */
+  assert_false(faults((char *)d + 7999));
+  size_t count = 0;
+  d[10] = 1.0;
+  assert_int_equal(arena_poisoned_bytes(a, d, 8000, &count), 0);
+  assert_int_equal(count, 8000 - 8);
+  assert_int_equal(arena_free(a, d), 0);
+  assert_true(faults((char *)d)); /* quarantined */
+  /* A freed block is not handed out again while the range has room. */
+  double *e = arena_alloc(a, 8000);
+  assert_ptr_not_equal(e, d);
+  /* Capacity counts what was asked for, as in the default mode. */
+  assert_int_equal(arena_in_use(a), 8192 + 256);
+  assert_null(arena_alloc(a, 4 * MB));
+  /* The slack after a block is checked when it is freed. */
+  poke(c + 13, 'x');
+  struct capture cap;
+  capture_begin(&cap);
+  assert_int_equal(arena_free(a, c), 0);
+  char *out = capture_end(&cap);
+  char want[300];
+  snprintf(want, sizeof want, "device 0: check: device memory past the end of "
+           "the data block [0x%016lx, 0x%016lx) of 13 bytes was written, up "
+           "to 1 bytes past the end; found when it was freed",
+           (unsigned long)c, (unsigned long)(c + 13));
+  assert_non_null(strstr(out, want));
+  free(out);
+  arena_destroy(a);
+}
+
+/* Check mode with more live blocks than may have guard pages: the rest
+ * lose their guard, nothing fails. */
+static void test_check_many(void **state) {
+  (void)state;
+  enum { N = EMU_CHECK_GUARDED_MAX + 100 };
+  const char *pre = getenv("LD_PRELOAD");
+  if (pre && strstr(pre, "vgpreload")) {
+    /* Valgrind tracks at most about 30 000 mappings (VG_N_SEGMENTS). */
+    fprintf(stderr, "# under valgrind: too many mappings for it, not run\n");
+    return;
+  }
+  struct emu_arena *a = arena_create_ex("data", 0, TB(21), 64 * MB, 256,
+                                        ARENA_CHECK, 256 * MB);
+  static char *blk[N];
+  for (int i = 0; i < N; i++) {
+    blk[i] = arena_alloc(a, 64);
+    assert_non_null(blk[i]);
+  }
+  assert_true(faults(blk[0] + 64));
+  assert_ptr_equal(blk[N - 1], blk[N - 2] + 4096); /* no guard between */
+  for (int i = 0; i < N; i++)
+    assert_int_equal(arena_free(a, blk[i]), 0);
+  arena_destroy(a);
+}
+
+static struct emu_arena *child_arena;
+static char *child_block;
+
+static void child_setup(void) {
+  fault_set_check(1, 42);
+  child_arena = arena_create_ex("data", 2, TB(22), 4 * MB, 256, ARENA_CHECK,
+                                64 * MB);
+  fault_register_arena(child_arena, 1);
+  child_block = arena_alloc(child_arena, 800);
+  arena_settle(child_arena);
+}
+
+NO_ASAN static void read_past_end(void) {
+  child_setup();
+  static struct emu_devctx ctx = {.device = 2, .num_teams = 1,
+                                  .thread_limit = 1, .entry = (void *)0x1234};
+  emu_set_ctx(&ctx);
+  (void)*(volatile double *)(child_block + 808);
+}
+
+NO_ASAN static void read_freed(void) {
+  child_setup();
+  arena_free(child_arena, child_block);
+  (void)*(volatile char *)(child_block + 5);
+}
+
+NO_ASAN static void read_unallocated(void) {
+  child_setup();
+  (void)*(volatile char *)(TB(22) + 40 * MB);
+}
+
+/* In check mode a device fault ends the process with the check status,
+ * after one message naming the kernel and the block. */
+static void test_fault_messages(void **state) {
+  (void)state;
+  int status = 0;
+  char want[300];
+  char *out = in_child(read_past_end, &status);
+  assert_true(WIFEXITED(status));
+  assert_int_equal(WEXITSTATUS(status), 42);
+  snprintf(want, sizeof want, "emu: error: device 2: kernel at "
+           "0x0000000000001234: invalid read of device memory at 0x%016lx, "
+           "8 bytes past the end of the live data block [0x%016lx, 0x%016lx) "
+           "of 800 bytes", (unsigned long)TB(22) + 8192 + 8,
+           (unsigned long)TB(22) + 8192 - 800, (unsigned long)TB(22) + 8192);
+  if (!strstr(out, want))
+    fprintf(stderr, "got: %s\nwant: %s\n", out, want);
+  assert_non_null(strstr(out, want));
+  free(out);
+  out = in_child(read_freed, &status);
+  assert_int_equal(WEXITSTATUS(status), 42);
+  snprintf(want, sizeof want, "invalid read of device memory at 0x%016lx, "
+           "inside the freed data block [0x%016lx, 0x%016lx) of 800 bytes, "
+           "at offset 5", (unsigned long)TB(22) + 8192 - 800 + 5,
+           (unsigned long)TB(22) + 8192 - 800, (unsigned long)TB(22) + 8192);
+  assert_non_null(strstr(out, want));
+  free(out);
+  out = in_child(read_unallocated, &status);
+  assert_int_equal(WEXITSTATUS(status), 42);
+  assert_non_null(strstr(out, "in never-allocated device memory of the data "
+                              "range"));
+  free(out);
 }
 
 int main(void) {
@@ -344,6 +725,14 @@ int main(void) {
       cmocka_unit_test(test_reservation_conflict),
       cmocka_unit_test(test_quarantine),
       cmocka_unit_test(test_quarantine_message),
+      cmocka_unit_test(test_reuse_delay),
+      cmocka_unit_test(test_lazy_poison),
+      cmocka_unit_test(test_lazy_free),
+      cmocka_unit_test(test_first_fit_many),
+      cmocka_unit_test(test_scales),
+      cmocka_unit_test(test_check_layout),
+      cmocka_unit_test(test_check_many),
+      cmocka_unit_test(test_fault_messages),
   };
   return cmocka_run_group_tests_name("emu arena", tests, NULL, NULL);
 }

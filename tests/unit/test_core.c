@@ -1,10 +1,11 @@
 /* Unit tests of the runtime core (registration, plugin selection, by-name
  * entry pairing, globals, ctor/dtor order, the indirect-function table,
- * device checks) against the fake plugins built in tests/unit.  The data
- * path (mapping, messages) is replaced by recording stubs. */
+ * device checks, diagnostics from plugins) against the fake plugins built
+ * in tests/unit.  The data path (mapping) is replaced by recording
+ * stubs. */
 #define _GNU_SOURCE
 #include "config.h"
-#include "../../src/core.h"
+#include "../../src/runtime/core.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -28,8 +29,8 @@ static struct map_rec maps[64];
 static int nmaps;
 static struct map_rec unmaps[64];
 static int nunmaps;
-static char last_err[512];
-uint32_t stub_info;
+static char last_err[512];  /* the last "Libomptarget error: " text */
+static char last_line[512]; /* the last diagnostic line */
 
 int rt_map_global(struct rt_device *d, void *hst, size_t size, void *tgt,
                   const char *name) {
@@ -42,23 +43,15 @@ void rt_unmap_globals(struct rt_device *d, const void *b, const void *e) {
     unmaps[nunmaps++] = (struct map_rec){(void *)b, (size_t)((char *)e - (char *)b),
                                          NULL, d->id};
 }
-int rt_info(uint32_t bit) { return (rt_state.info_flags & bit) != 0; }
 void rt_dump_table(struct rt_device *d, ident_t *loc) {}
-void rt_err(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(last_err, sizeof last_err, fmt, ap);
-  va_end(ap);
-  fprintf(stderr, "Libomptarget error: %s\n", last_err);
-}
-void rt_fatal(int code, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "Libomptarget fatal error %d: ", code);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-  abort();
+void rt_unmap_all(struct rt_device *d) {}
+
+/* Sees every diagnostic of the process (the runtime's observer hook). */
+static void observe(enum ompemu_severity sev, const char *line) {
+  const char *p = "Libomptarget error: ";
+  snprintf(last_line, sizeof last_line, "%s", line);
+  if (!strncmp(line, p, strlen(p)))
+    snprintf(last_err, sizeof last_err, "%s", line + strlen(p));
 }
 
 /* ---- fixtures ---- */
@@ -253,7 +246,12 @@ static void test_fptr_conflict(void **state) {
 static void test_unregister_middle(void **state) {
   int calls = flog->fptr_calls, un = flog->unregisters;
   nunmaps = 0;
+  /* Found (and kept in this thread's entry cache) before the library goes,
+   * not found after. */
+  assert_ptr_equal(rt_device_entry(rt_device_get(0), &fns[1], NULL),
+                   (void *)0x5001);
   __tgt_unregister_lib(&descB);
+  assert_null(rt_device_entry(rt_device_get(0), &fns[1], NULL));
   assert_int_equal(flog->unregisters, un + 1);
   assert_int_equal(flog->fptr_calls, calls + 1);
   assert_int_equal(flog->nfptr, 2); /* f0 (still in C) and g0 */
@@ -291,6 +289,41 @@ static void test_ctor_failure(void **state) {
   snprintf(want, sizeof want, "Running ctor 0x%016lx failed.",
            (unsigned long)(uintptr_t)&ctorE);
   assert_string_equal(last_err, want);
+  __tgt_unregister_lib(&descE);
+}
+
+/* The fake plugin reports its failing kernel with its own copy of
+ * src/common: the line reaches this (the runtime's) copy, is counted and
+ * seen by the observer, once, before the runtime's own line. */
+static void test_plugin_diagnostic_counted(void **state) {
+  __tgt_register_lib(&descE);
+  unsigned long before = ompemu_error_count();
+  int lines = 0;
+  char first[512] = "";
+  int fd[2];
+  assert_int_equal(pipe(fd), 0);
+  fflush(stderr);
+  int saved = dup(2);
+  dup2(fd[1], 2);
+  assert_int_equal(rt_device_prepare(rt_device_get(0)), -1);
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  close(fd[1]);
+  char buf[4096] = {0};
+  ssize_t n = read(fd[0], buf, sizeof buf - 1);
+  close(fd[0]);
+  assert_true(n > 0);
+  for (char *p = buf; (p = strchr(p, '\n')); p++)
+    lines++;
+  sscanf(buf, "%511[^\n]", first);
+  char want[128];
+  snprintf(want, sizeof want, "fake: error: device 0: kernel 0x%016lx "
+           "failed", (unsigned long)FAKE_FAILING_ENTRY);
+  assert_string_equal(first, want);
+  assert_int_equal(lines, 2); /* the plugin's line, then LLVM's */
+  assert_int_equal(ompemu_error_count(), before + 2);
+  assert_non_null(strstr(last_line, "Running ctor"));
   __tgt_unregister_lib(&descE);
 }
 
@@ -395,6 +428,28 @@ static void test_arch_selection(void **state) {
   __tgt_unregister_lib(&descF);
 }
 
+/* Process exit: every library unregistered (dtors run), then devices and
+ * plugins freed; a registration after that is ignored. */
+static void test_shutdown(void **state) {
+  __tgt_register_lib(&descA);
+  struct rt_device *d = rt_device_get(0);
+  assert_int_equal(rt_device_prepare(d), 0);
+  int n0 = flog->nruns, un = flog->unregisters;
+  rt_registry_shutdown();
+  assert_int_equal(flog->nruns, n0 + 2); /* the two dtors of A */
+  assert_int_equal(flog->unregisters, un + 1);
+  assert_null(rt_state.libs);
+  assert_null(rt_state.plugins);
+  assert_null(rt_state.devices);
+  assert_int_equal(rt_num_devices(), 0);
+  assert_null(rt_device_get(0));
+  __tgt_register_lib(&descA);
+  assert_null(rt_state.libs);
+  int64_t id = 0;
+  assert_int_equal(rt_check_device(&id, &d), -1); /* no device any more */
+  rt_registry_shutdown(); /* again, as the exit handler will: nothing */
+}
+
 int main(void) {
   const char *b = getenv("OMPEMU_BUILDDIR");
   snprintf(builddir, sizeof builddir, "%s", b ? b : ".");
@@ -409,6 +464,7 @@ int main(void) {
     if (system(cmd) != 0)
       fprintf(stderr, "# cannot copy %s\n", src);
   }
+  ompemu_set_diag_observer(observe);
   setenv("OMPEMU_TRACE", "2", 1);
   setenv("OMPEMU_TRACE_FILE", trace_path, 1);
   unsetenv("OMP_TARGET_OFFLOAD");
@@ -422,10 +478,12 @@ int main(void) {
       cmocka_unit_test(test_unregister_middle),
       cmocka_unit_test(test_dtors_reverse),
       cmocka_unit_test(test_ctor_failure),
+      cmocka_unit_test(test_plugin_diagnostic_counted),
       cmocka_unit_test(test_device_check),
       cmocka_unit_test(test_requires),
       cmocka_unit_test(test_kinds_and_image_info),
       cmocka_unit_test(test_arch_selection),
+      cmocka_unit_test(test_shutdown),
   };
   int rc = cmocka_run_group_tests_name("core", tests, NULL, NULL);
   unlink(trace_path);

@@ -1,4 +1,4 @@
-/* Unit tests of the emu device runtime (emu-device/devicertl.c): the
+/* Unit tests of the emu device runtime (src/plugins/emu/devicertl.c): the
  * lookup table, __kmpc_target_translate_fptr (found, not found, 10 000
  * entries, 8 threads at once, by context and by caller address), and the
  * device queries. */
@@ -123,7 +123,7 @@ static void test_translate_threads(void **state) {
   /* Images come and go while the threads translate. */
   for (int i = 0; i < 50; i++) {
     devicertl_image_add((const void *)(uintptr_t)(0x9000 + i), 1,
-                        EMU_CODE_BASE + EMU_DEVICE_STRIDE + 0x10000 * i,
+                        EMU_CODE_BASE + EMU_CODE_STRIDE + 0x10000 * i,
                         0x1000, NULL, NULL);
     devicertl_image_remove((const void *)(uintptr_t)(0x9000 + i));
   }
@@ -155,7 +155,7 @@ static void *make_stub(uintptr_t at, void *fn) {
 
 static void test_by_caller_address(void **state) {
   (void)state;
-  uintptr_t base = EMU_CODE_BASE + 5 * EMU_DEVICE_STRIDE;
+  uintptr_t base = EMU_CODE_BASE + 5 * EMU_CODE_STRIDE;
   void *(*tr)(void *) =
       make_stub(base, (void *)__kmpc_target_translate_fptr);
   int (*devnum)(void) = make_stub(base + 4096,

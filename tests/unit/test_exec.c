@@ -1,4 +1,4 @@
-/* Unit tests of emu device execution (emu-device/exec.c): libffi calls
+/* Unit tests of emu device execution (src/plugins/emu/exec.c): libffi calls
  * with N pointer arguments and offsets, device threads and their context,
  * in-order async queues, synchronize, events, and the launch latency. */
 #include <stdarg.h>
@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "emu_testutil.h"
 #include "exec.h"
 
 static struct exec_device *dev;
@@ -61,7 +62,7 @@ static void test_ffi_args(void **state) {
   }
   const struct emu_image *fake_img = (const void *)0x1234;
   struct emu_devctx ctx = {1, fake_img, 7, 64, 1000};
-  assert_int_equal(exec_launch(dev, NULL, (void *)k12, args, offs, 12, &ctx),
+  assert_int_equal(exec_launch(dev, NULL, (void *)k12, args, offs, 12, &ctx, NULL),
                    0);
   for (int i = 0; i < 12; i++)
     assert_ptr_equal(seen[i], buf + i + i * 3 - 5);
@@ -74,7 +75,7 @@ static void test_ffi_args(void **state) {
   assert_int_equal(seen_ctx.tripcount, 1000);
   assert_null(emu_current_ctx()); /* the host thread has none */
   /* NULL offsets: the values are the arguments. */
-  assert_int_equal(exec_launch(dev, NULL, (void *)k12, args, NULL, 12, &ctx),
+  assert_int_equal(exec_launch(dev, NULL, (void *)k12, args, NULL, 12, &ctx, NULL),
                    0);
   assert_ptr_equal(seen[11], buf + 11);
 }
@@ -102,7 +103,7 @@ static void test_ffi_many_args(void **state) {
   }
   struct emu_devctx ctx = {1, NULL, 0, 0, 0};
   assert_int_equal(exec_launch(dev, NULL, (void *)k_many, args, NULL, 100,
-                               &ctx), 0);
+                               &ctx, NULL), 0);
   assert_ptr_equal(many_sum, (void *)want);
 }
 
@@ -125,19 +126,19 @@ static void test_async_order(void **state) {
   ptrdiff_t o[1];
   atomic_store(&norder, 0);
   void *ms[1] = {(void *)(uintptr_t)20};
-  assert_int_equal(exec_launch(dev, &q, (void *)k_sleep, ms, NULL, 1, &ctx),
+  assert_int_equal(exec_launch(dev, &q, (void *)k_sleep, ms, NULL, 1, &ctx, NULL),
                    0);
   assert_non_null(q); /* created on first use */
   for (int i = 0; i < 1000; i++) {
     o[0] = i; /* the argument's value is args[0] + offsets[0] = i */
-    assert_int_equal(exec_launch(dev, &q, (void *)k_append, a, o, 1, &ctx), 0);
+    assert_int_equal(exec_launch(dev, &q, (void *)k_append, a, o, 1, &ctx, NULL), 0);
   }
   /* Copies queued behind the kernels are ordered after them. */
   int src = 42, dst = 0;
   assert_int_equal(exec_copy(dev, &q, &dst, &src, sizeof src), 0);
   assert_true(exec_pending(q)); /* the first kernel still sleeps */
   assert_int_equal(dst, 0);
-  assert_int_equal(exec_sync(dev, &q), 0);
+  assert_int_equal(exec_sync(dev, &q, NULL), 0);
   assert_null(q);
   assert_int_equal(atomic_load(&norder), 1000);
   for (int i = 0; i < 1000; i++)
@@ -149,7 +150,7 @@ static void test_async_order(void **state) {
   assert_int_equal(exec_copy(dev, &q2, &dst, &src, sizeof src), 0);
   assert_int_equal(dst, 7);
   assert_null(q2);
-  assert_int_equal(exec_sync(dev, &q2), 0);
+  assert_int_equal(exec_sync(dev, &q2, NULL), 0);
 }
 
 /* Commands of a running stream reuse its slots while the host keeps
@@ -184,11 +185,11 @@ static void test_async_slots(void **state) {
       for (int i = 0; i < 12; i++)
         args[i] = (void *)(intptr_t)(12 * n + i);
       assert_int_equal(
-          exec_launch(dev, &q, (void *)k_sum12, args, NULL, 12, &ctx), 0);
+          exec_launch(dev, &q, (void *)k_sum12, args, NULL, 12, &ctx, NULL), 0);
       if (k % 1000 == 999)
-        assert_int_equal(exec_drain(dev, &q), 0);
+        assert_int_equal(exec_drain(dev, &q, NULL), 0);
     }
-    assert_int_equal(exec_sync(dev, &q), 0);
+    assert_int_equal(exec_sync(dev, &q, NULL), 0);
     assert_null(q);
     assert_int_equal(sum12, (round + 1) * 5000L);
   }
@@ -213,8 +214,8 @@ static void *waiter_thread(void *p) {
   struct emu_devctx ctx = {1, NULL, 0, 0, 0};
   /* This host thread's stream runs on the other worker. */
   exec_event_wait(dev, w->ev, &q);
-  exec_launch(dev, &q, (void *)k_observe, NULL, NULL, 0, &ctx);
-  exec_sync(dev, &q);
+  exec_launch(dev, &q, (void *)k_observe, NULL, NULL, 0, &ctx, NULL);
+  exec_sync(dev, &q, NULL);
   return NULL;
 }
 
@@ -226,7 +227,7 @@ static void test_events(void **state) {
   struct emu_devctx ctx = {1, NULL, 0, 0, 0};
   void *ms[1] = {(void *)(uintptr_t)100};
   atomic_store(&flag, 0);
-  assert_int_equal(exec_launch(dev, &q, (void *)k_set_flag, ms, NULL, 1, &ctx),
+  assert_int_equal(exec_launch(dev, &q, (void *)k_set_flag, ms, NULL, 1, &ctx, NULL),
                    0);
   assert_int_equal(exec_event_record(dev, ev, &q), 0);
   struct waiter_arg wa = {ev};
@@ -235,7 +236,7 @@ static void test_events(void **state) {
   pthread_join(t, NULL);
   assert_int_equal(observed, 1); /* the wait held the other queue back */
   assert_int_equal(exec_event_sync(ev), 0);
-  assert_int_equal(exec_sync(dev, &q), 0);
+  assert_int_equal(exec_sync(dev, &q, NULL), 0);
   /* Record on an idle queue: reached at once. */
   assert_int_equal(exec_event_record(dev, ev, &q), 0);
   assert_int_equal(exec_event_sync(ev), 0);
@@ -271,14 +272,112 @@ static void test_serial(void **state) {
   struct emu_devctx ctx = {2, NULL, 0, 0, 0};
   void *ms[1] = {(void *)(uintptr_t)50};
   atomic_store(&flag, 0);
-  assert_int_equal(exec_launch(sd, &q, (void *)k_set_flag, ms, NULL, 1, &ctx),
+  assert_int_equal(exec_launch(sd, &q, (void *)k_set_flag, ms, NULL, 1, &ctx, NULL),
                    0);
   int src = 5, dst = 0;
   assert_int_equal(exec_copy(sd, NULL, &dst, &src, sizeof src), 0);
   assert_int_equal(atomic_load(&flag), 1); /* the copy ran after the kernel */
   assert_int_equal(dst, 5);
-  assert_int_equal(exec_sync(sd, &q), 0);
+  assert_int_equal(exec_sync(sd, &q, NULL), 0);
   exec_device_destroy(sd);
+}
+
+static void k_empty(void *a);
+
+/* A kernel that cannot start fails its synchronous launch with the reason,
+ * or (queued) the drain and the sync of its queue, once; the queue's other
+ * work still runs and the next use of the queue starts clean. */
+static void test_kernel_faults(void **state) {
+  (void)state;
+  struct exec_fault f;
+  memset(&f, 0, sizeof f);
+  atomic_store(&flag, 0);
+  assert_int_equal(exec_launch_failing(dev, NULL, (void *)k_set_flag,
+                                       "planted", &f), -1);
+  assert_ptr_equal(f.entry, (void *)k_set_flag);
+  assert_string_equal(f.why, "planted");
+  assert_int_equal(atomic_load(&flag), 0); /* it did not run */
+  /* Without a place for the fault, exec reports it itself. */
+  struct capture c;
+  capture_begin(&c);
+  int r = exec_launch_failing(dev, NULL, (void *)k_set_flag, "planted 2",
+                              NULL);
+  char *out = capture_end(&c);
+  assert_int_equal(r, -1);
+  assert_non_null(strstr(out, "emu: error: device 1: kernel 0x"));
+  assert_non_null(strstr(out, "could not start: planted 2"));
+  free(out);
+  /* Queued: the launch is accepted, the queue carries the failure. */
+  struct exec_stream *q = NULL;
+  struct emu_devctx ctx = {1, NULL, 0, 0, 0};
+  void *ms[1] = {(void *)(uintptr_t)10};
+  assert_int_equal(exec_launch(dev, &q, (void *)k_sleep, ms, NULL, 1, &ctx,
+                               NULL), 0);
+  assert_int_equal(exec_launch_failing(dev, &q, (void *)k_sleep, "first",
+                                       NULL), 0);
+  assert_int_equal(exec_launch_failing(dev, &q, (void *)k_empty, "second",
+                                       NULL), 0);
+  assert_int_equal(exec_launch(dev, &q, (void *)k_set_flag, ms, NULL, 1,
+                               &ctx, NULL), 0);
+  memset(&f, 0, sizeof f);
+  assert_int_equal(exec_drain(dev, &q, &f), -1);
+  assert_string_equal(f.why, "first"); /* the first failure is kept */
+  assert_ptr_equal(f.entry, (void *)k_sleep);
+  assert_int_equal(atomic_load(&flag), 1); /* later work ran */
+  assert_non_null(q);
+  memset(&f, 0, sizeof f);
+  assert_int_equal(exec_sync(dev, &q, &f), -1);
+  assert_string_equal(f.why, "first");
+  assert_null(q);
+  /* The released queue (kept as this thread's spare) starts clean. */
+  assert_int_equal(exec_launch(dev, &q, (void *)k_sleep, ms, NULL, 1, &ctx,
+                               NULL), 0);
+  assert_int_equal(exec_sync(dev, &q, NULL), 0);
+  /* exec_sync without a place for the fault reports it, once. */
+  assert_int_equal(exec_launch_failing(dev, &q, (void *)k_sleep, "third",
+                                       NULL), 0);
+  capture_begin(&c);
+  r = exec_sync(dev, &q, NULL);
+  int r2 = exec_sync(dev, &q, NULL);
+  out = capture_end(&c);
+  assert_int_equal(r, -1);
+  assert_int_equal(r2, 0);
+  assert_non_null(strstr(out, "could not start: third"));
+  assert_null(strstr(strstr(out, "third") + 1, "could not start"));
+  free(out);
+}
+
+/* A device whose worker is running a kernel is not torn down (its worker
+ * would be joined while it runs, maybe forever); once idle it is. */
+static _Atomic int release_k;
+static void k_wait_release(void *unused) {
+  (void)unused;
+  atomic_store(&flag, 2);
+  while (!atomic_load(&release_k))
+    usleep(1000);
+}
+
+static void test_destroy_busy(void **state) {
+  (void)state;
+  struct exec_options o;
+  exec_read_options(&o);
+  o.workers = 1;
+  struct exec_device *bd = exec_device_create(3, &o);
+  assert_non_null(bd);
+  struct exec_stream *q = NULL;
+  struct emu_devctx ctx = {3, NULL, 0, 0, 0};
+  void *a[1] = {NULL};
+  atomic_store(&flag, 0);
+  atomic_store(&release_k, 0);
+  assert_int_equal(exec_launch(bd, &q, (void *)k_wait_release, a, NULL, 1,
+                               &ctx, NULL), 0);
+  while (atomic_load(&flag) != 2)
+    usleep(1000);
+  assert_int_equal(exec_device_destroy(bd), -1);
+  atomic_store(&release_k, 1);
+  assert_int_equal(exec_sync(bd, &q, NULL), 0);
+  assert_false(exec_on_worker());
+  assert_int_equal(exec_device_destroy(bd), 0);
 }
 
 /* An empty kernel, but counted: the latency test checks every launch ran. */
@@ -310,19 +409,19 @@ static void test_latency(void **state) {
   assert_non_null(bt);
   atomic_store(&nempty, 0);
   for (int i = 0; i < 100; i++)
-    exec_launch(dev, NULL, (void *)k_empty, a, NULL, 1, &ctx);
+    exec_launch(dev, NULL, (void *)k_empty, a, NULL, 1, &ctx, NULL);
   long t0 = ns();
   for (int b = 0; b < batches; b++) {
     long s0 = ns();
     for (int i = 0; i < 100; i++)
-      exec_launch(dev, NULL, (void *)k_empty, a, NULL, 1, &ctx);
+      exec_launch(dev, NULL, (void *)k_empty, a, NULL, 1, &ctx, NULL);
     bt[b] = (ns() - s0) / 100;
   }
   long t1 = ns();
   struct exec_stream *q = NULL;
   for (int i = 0; i < batches * 100; i++)
-    exec_launch(dev, &q, (void *)k_empty, a, NULL, 1, &ctx);
-  exec_sync(dev, &q);
+    exec_launch(dev, &q, (void *)k_empty, a, NULL, 1, &ctx, NULL);
+  exec_sync(dev, &q, NULL);
   long t2 = ns();
   qsort(bt, (size_t)batches, sizeof *bt, cmp_long);
   printf("# sync empty launch: mean %ld ns, best batch %ld ns, median batch "
@@ -343,6 +442,8 @@ int main(void) {
       cmocka_unit_test(test_events),
       cmocka_unit_test(test_call),
       cmocka_unit_test(test_serial),
+      cmocka_unit_test(test_kernel_faults),
+      cmocka_unit_test(test_destroy_busy),
       cmocka_unit_test(test_latency),
   };
   return cmocka_run_group_tests_name("emu exec", tests, setup, teardown);

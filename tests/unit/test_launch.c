@@ -1,8 +1,9 @@
 /* Kernel launch, user-defined mappers and the device memory API against a
  * fake device: kernel arguments (literal, firstprivate, mapped with base
  * offset, unmapped zero-size NULL, lambda capture), trip counts, the
- * host-entry message, KERNEL_ARGS lines, omp_target_* return values and
- * messages. */
+ * host-entry message, KERNEL_ARGS lines, kernels that fail at launch or at
+ * the synchronize after it, the launch descriptor's own fields,
+ * omp_target_* return values and messages. */
 #include "config.h"
 #include "data_fake.h"
 
@@ -79,6 +80,40 @@ static void test_kernel_args(void **state) {
 /* More arguments than the runtime keeps on the stack (SMALL_LIST): the
  * per-argument arrays come from the heap, and every argument still
  * arrives. */
+/* A struct's combined entry starts at a member that is not 8-aligned: data
+ * begin maps it padded down to the struct (docs/descriptor-mapping.md),
+ * and the kernel gets the device address of the member itself (data
+ * begin hands the launch the address it found; no second lookup). */
+static void test_padded_struct_arg(void **state) {
+  (void)state;
+  struct S {
+    char c;
+    int x;
+    double y;
+  } s = {1, 2, 3.0};
+  void *b0[1] = {&s}, *a0[1] = {&s};
+  int64_t s0[1] = {sizeof s}, t0[1] = {OMP_TGT_MAPTYPE_TO};
+  __tgt_target_data_begin_mapper(NULL, 0, 1, b0, a0, s0, t0, NULL, NULL);
+  char *d = dev_addr(&s);
+  assert_non_null(d);
+  const int64_t member = (int64_t)1 << 48; /* MEMBER_OF(1) */
+  const int64_t tofrom = OMP_TGT_MAPTYPE_TO | OMP_TGT_MAPTYPE_FROM;
+  void *base[3] = {&s, &s, &s}, *args[3] = {&s.x, &s.x, &s.y};
+  int64_t sizes[3] = {(int64_t)((char *)(&s.y + 1) - (char *)&s.x),
+                      sizeof s.x, sizeof s.y};
+  int64_t types[3] = {OMP_TGT_MAPTYPE_TARGET_PARAM | tofrom, member | tofrom,
+                      member | tofrom};
+  int rc = __tgt_target_mapper(NULL, 0, &fake_kernel_host_id, 3, base, args,
+                               sizes, types, NULL, NULL);
+  assert_int_equal(rc, 0);
+  assert_int_equal(fake_last.nargs, 1);
+  assert_ptr_equal(fake_last.args[0], d + offsetof(struct S, x));
+  assert_int_equal(fake_last.offs[0], -(ptrdiff_t)offsetof(struct S, x));
+  t0[0] = OMP_TGT_MAPTYPE_FROM;
+  __tgt_target_data_end_mapper(NULL, 0, 1, b0, a0, s0, t0, NULL, NULL);
+  assert_null(fake_dev.maps->index.root);
+}
+
 static void test_many_args(void **state) {
   (void)state;
   enum { N = 40 };
@@ -308,11 +343,114 @@ static void test_api(void **state) {
   omp_target_free(dd, 0);
 }
 
+/* A kernel the plugin refuses to start: the construct fails (the host
+ * version runs), LLVM 14's line, the policy applied. */
+static void test_kernel_fails_at_launch(void **state) {
+  (void)state;
+  int x = 1;
+  void *b[1] = {&x}, *a[1] = {&x};
+  int64_t s[1] = {sizeof x}, t[1] = {0x23}; /* TO|FROM|TARGET_PARAM */
+  fake_fail_run = 1;
+  cap_start();
+  int rc = __tgt_target_mapper(NULL, 0, &fake_kernel_host_id, 1, b, a, s, t,
+                               NULL, NULL);
+  const char *out = cap_end();
+  assert_int_equal(rc, OFFLOAD_FAIL);
+  assert_int_equal(fake_outcome_fail, 1);
+  assert_int_equal(count_substr(out, "Libomptarget error: Executing target "
+                                     "region abort target.\n"), 1);
+  /* As in LLVM 14, the data stays mapped: an exit data releases it. */
+  fake_fail_run = 0;
+  assert_non_null(dev_addr(&x));
+  __tgt_target_data_end_mapper(NULL, 0, 1, b, a, s, t, NULL, NULL);
+  assert_null(dev_addr(&x));
+  assert_int_equal(fake_allocs, fake_frees);
+}
+
+/* A kernel that fails on the device, seen at the synchronize after it: the
+ * construct fails with one ompemu line naming the device and the kernel,
+ * with and without data to copy back. */
+static void test_kernel_fails_at_sync(void **state) {
+  (void)state;
+  fake_set_async(1);
+  fake_fail_sync = 1;
+  cap_start();
+  int rc = __tgt_target_teams_mapper(NULL, 0, &fake_kernel_host_id, 0, NULL,
+                                     NULL, NULL, NULL, NULL, NULL, 2, 8);
+  const char *out = cap_end();
+  assert_int_equal(rc, OFFLOAD_FAIL);
+  assert_int_equal(fake_outcome_fail, 1);
+  assert_int_equal(fake_last.count, 1);
+  assert_int_equal(fake_last.syncs, 1);
+  assert_int_equal(count_substr(out, "ompemu: error: device 0: target region "
+                                     "fake_kernel, or a copy queued after it, "
+                                     "failed on the device\n"), 1);
+  assert_int_equal(count_substr(out, "error:"), 1);
+
+  int x = 1;
+  void *b[1] = {&x}, *a[1] = {&x};
+  int64_t s[1] = {sizeof x}, t[1] = {0x23}; /* TO|FROM|TARGET_PARAM */
+  cap_start();
+  rc = __tgt_target_mapper(NULL, 0, &fake_kernel_host_id, 1, b, a, s, t, NULL,
+                           NULL);
+  out = cap_end();
+  assert_int_equal(rc, OFFLOAD_FAIL);
+  assert_int_equal(fake_outcome_fail, 2);
+  assert_int_equal(count_substr(out, "target region fake_kernel, or a copy "
+                                     "queued after it, failed"), 1);
+  assert_non_null(strstr(out, "Libomptarget error: Call to targetDataEnd "
+                              "failed, abort target.\n"));
+  /* One failure, one synchronize: the failed queue is not waited on again. */
+  assert_int_equal(fake_last.syncs, 2);
+  fake_fail_sync = 0;
+  fake_set_async(0);
+  assert_non_null(dev_addr(&x));
+  __tgt_target_data_end_mapper(NULL, 0, 1, b, a, s, t, NULL, NULL);
+  assert_null(dev_addr(&x));
+  assert_int_equal(fake_allocs, fake_frees);
+}
+
+/* The launch descriptor: an explicit trip count wins over (and still
+ * consumes) a pushed one; prepend_dyn_ptr passes (void *)~0 first. */
+static void test_launch_descriptor(void **state) {
+  (void)state;
+  void *base[1] = {(void *)(intptr_t)7}, *args[1] = {(void *)(intptr_t)7};
+  int64_t sizes[1] = {4}, types[1] = {0x120}; /* LITERAL|TARGET_PARAM */
+  __kmpc_push_target_tripcount(0, 99);
+  struct rt_launch l = {
+      .device_id = 0,
+      .host_ptr = &fake_kernel_host_id,
+      .args = {NULL, 1, base, args, sizes, types, NULL, NULL, 0},
+      .teams = 1,
+      .num_teams = {3, 1, 1},
+      .thread_limit = {16, 1, 1},
+      .tripcount = 1000,
+      .prepend_dyn_ptr = 1,
+  };
+  assert_int_equal(rt_target(&l), OFFLOAD_SUCCESS);
+  assert_int_equal(fake_last.nargs, 2);
+  assert_ptr_equal(fake_last.args[0], (void *)~(uintptr_t)0);
+  assert_int_equal(fake_last.offs[0], 0);
+  assert_ptr_equal(fake_last.args[1], (void *)(intptr_t)7);
+  assert_int_equal(fake_last.num_teams, 3);
+  assert_int_equal(fake_last.thread_limit, 16);
+  assert_int_equal(fake_last.tripcount, 1000);
+  l.tripcount = 0;
+  l.prepend_dyn_ptr = 0;
+  assert_int_equal(rt_target(&l), OFFLOAD_SUCCESS);
+  assert_int_equal(fake_last.tripcount, 0); /* 99 was consumed */
+  assert_int_equal(fake_last.nargs, 1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup(test_kernel_args, setup),
+      cmocka_unit_test_setup(test_padded_struct_arg, setup),
       cmocka_unit_test_setup(test_many_args, setup),
       cmocka_unit_test_setup(test_launch_errors, setup),
+      cmocka_unit_test_setup(test_kernel_fails_at_launch, setup),
+      cmocka_unit_test_setup(test_kernel_fails_at_sync, setup),
+      cmocka_unit_test_setup(test_launch_descriptor, setup),
       cmocka_unit_test_setup(test_lambda_capture, setup),
       cmocka_unit_test_setup(test_mapper, setup),
       cmocka_unit_test_setup(test_api, setup),

@@ -1,7 +1,9 @@
 /* The mapping engine: lookup classification (contained / extends-before /
- * extends-after / size 0), AVL balance and order under inserts and
- * removals, reference counts, declare-target globals, 20 000 live
- * mappings through the data path, and many threads mapping at once. */
+ * extends-after / size 0), the B+ tree index's invariants and order under
+ * inserts and removals (against a plain sorted array), reference counts,
+ * declare-target globals, 20 000 live mappings through the data path, many threads mapping at once, and
+ * threads that wait for each other's copies only when they map the same
+ * data. */
 #include "config.h"
 #include "data_fake.h"
 
@@ -52,7 +54,9 @@ static void test_lookup_classes(void **state) {
   assert_null(map_find(&t, 150));
   assert_int_equal(t.count, 1);
   map_remove(&t, map_find(&t, 300));
-  assert_null(t.root);
+  assert_null(t.index.root);
+  map_index_clear(&t.index);
+  map_pool_release(&t.entries, sizeof(struct map_entry));
 }
 
 static int collect(struct map_entry *e, void *arg) {
@@ -62,16 +66,15 @@ static int collect(struct map_entry *e, void *arg) {
   return 0;
 }
 
-static int check_avl(struct map_entry *e) {
-  if (!e)
-    return 0;
-  int l = check_avl(e->left), r = check_avl(e->right);
-  assert_true(l - r <= 1 && r - l <= 1);
-  assert_int_equal(e->height, (l > r ? l : r) + 1);
-  return e->height;
+/* The index's height; fails the test when an invariant is broken. */
+static int check_index(const struct map_table *t) {
+  int h = map_index_check(&t->index);
+  assert_true(h >= 0);
+  assert_int_equal(t->index.count, t->count);
+  return h;
 }
 
-static void test_avl_balance(void **state) {
+static void test_index_balance(void **state) {
   (void)state;
   struct map_table t = {0};
   /* pseudo-random insert order, then remove every third */
@@ -89,10 +92,11 @@ static void test_avl_balance(void **state) {
                0x100000 + (uintptr_t)i, NULL, 1, 0, MAP_KIND_MAPPED);
   }
   assert_int_equal(t.count, N);
-  assert_true(check_avl(t.root) <= 18); /* 1.44 log2(5000) ~ 17.7 */
+  /* Nodes at least half full: 8^4 < 5000 / 7 < 8^5. */
+  assert_true(check_index(&t) <= 5);
   for (int i = 0; i < N; i += 3)
     map_remove(&t, map_find(&t, 16 * (uintptr_t)i + 20));
-  check_avl(t.root);
+  check_index(&t);
   uintptr_t prev = 0;
   map_foreach(&t, collect, &prev);
   for (int i = 0; i < N; i++) {
@@ -108,6 +112,76 @@ static void test_avl_balance(void **state) {
   while ((e = map_first_from(&t, 0)))
     map_remove(&t, e);
   assert_int_equal(t.count, 0);
+  assert_int_equal(check_index(&t), 0);
+  map_index_clear(&t.index);
+  map_pool_release(&t.entries, sizeof(struct map_entry));
+}
+
+/* The index against a sorted array: random inserts and removals (many
+ * splits, borrows and merges at every level), checking the invariants
+ * and every neighbour query along the way. */
+static unsigned long rng_state = 88172645463325252ul;
+static unsigned long rnd(void) {
+  rng_state ^= rng_state << 13;
+  rng_state ^= rng_state >> 7;
+  rng_state ^= rng_state << 17;
+  return rng_state;
+}
+
+static size_t lower(const uintptr_t *a, size_t n, uintptr_t k) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (a[mid] < k)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+static void test_index_random(void **state) {
+  (void)state;
+  enum { KEYS = 3000, STEPS = 60000 };
+  static uintptr_t sorted[KEYS];
+  size_t n = 0;
+  struct map_index ix = {0};
+  for (int step = 0; step < STEPS; step++) {
+    /* Grow to KEYS, shrink to nothing, grow again: every repair path. */
+    int phase = (step / (STEPS / 4)) % 2;
+    uintptr_t k = 16 * (1 + rnd() % (4 * KEYS));
+    size_t at = lower(sorted, n, k);
+    int present = at < n && sorted[at] == k;
+    if (!phase && !present && n < KEYS) {
+      assert_int_equal(map_index_insert(&ix, k, (void *)(k + 1)), 0);
+      memmove(&sorted[at + 1], &sorted[at], (n - at) * sizeof sorted[0]);
+      sorted[at] = k;
+      n++;
+    } else if (phase && n) {
+      k = sorted[rnd() % n];
+      at = lower(sorted, n, k);
+      map_index_remove(&ix, k);
+      memmove(&sorted[at], &sorted[at + 1], (n - at - 1) * sizeof sorted[0]);
+      n--;
+    }
+    assert_int_equal(ix.count, n);
+    if (step % 97 == 0)
+      assert_true(map_index_check(&ix) >= 0);
+    uintptr_t q = rnd() % (4 * KEYS * 16 + 32);
+    at = lower(sorted, n, q);
+    void *fl = map_index_floor(&ix, q), *ab = map_index_above(&ix, q);
+    void *ce = map_index_ceil(&ix, q), *f2, *a2;
+    map_index_around(&ix, q, &f2, &a2);
+    size_t le = at < n && sorted[at] == q ? at + 1 : at; /* keys <= q */
+    assert_ptr_equal(fl, le ? (void *)(sorted[le - 1] + 1) : NULL);
+    assert_ptr_equal(ab, le < n ? (void *)(sorted[le] + 1) : NULL);
+    assert_ptr_equal(ce, at < n ? (void *)(sorted[at] + 1) : NULL);
+    assert_ptr_equal(f2, fl);
+    assert_ptr_equal(a2, ab);
+  }
+  assert_true(map_index_check(&ix) >= 0);
+  map_index_clear(&ix);
+  assert_null(ix.root);
 }
 
 static void test_refcounts(void **state) {
@@ -173,7 +247,7 @@ static void test_20000_live(void **state) {
     __tgt_target_data_begin_mapper(NULL, 0, 1, b, a, s, t, NULL, NULL);
   }
   assert_int_equal(fake_dev.maps->count, N);
-  assert_true(check_avl(fake_dev.maps->root) <= 21);
+  assert_true(check_index(fake_dev.maps) <= 5);
   for (int i = 0; i < N; i++) {
     assert_true(omp_target_is_present(host + 32 * (size_t)i + 15, 0));
     assert_false(omp_target_is_present(host + 32 * (size_t)i + 16, 0));
@@ -238,14 +312,131 @@ static void test_threads(void **state) {
   assert_int_equal(stale_copies, 0);
 }
 
+/* ---- the map lock is not held across copies ---- */
+
+static char gated[64], other[64];
+static pthread_mutex_t done_lock = PTHREAD_MUTEX_INITIALIZER;
+static int done_flag; /* under done_lock: 1 done and right, -1 wrong */
+
+static void set_done(int v) {
+  pthread_mutex_lock(&done_lock);
+  done_flag = v;
+  pthread_mutex_unlock(&done_lock);
+}
+static int is_done(void) {
+  pthread_mutex_lock(&done_lock);
+  int v = done_flag;
+  pthread_mutex_unlock(&done_lock);
+  return v;
+}
+
+static void map_list(void *p, int64_t type, int kind) {
+  void *b[1] = {p}, *a[1] = {p};
+  int64_t s[1] = {64}, t[1] = {type};
+  if (kind == 0)
+    __tgt_target_data_begin_mapper(NULL, 0, 1, b, a, s, t, NULL, NULL);
+  else if (kind == 1)
+    __tgt_target_data_update_mapper(NULL, 0, 1, b, a, s, t, NULL, NULL);
+  else
+    __tgt_target_data_end_mapper(NULL, 0, 1, b, a, s, t, NULL, NULL);
+}
+
+/* The gated thread: enter (0), update (1) or exit (2) of GATED. */
+static void *gated_op(void *arg) {
+  int kind = (int)(long)arg;
+  map_list(gated, kind == 2 ? OMP_TGT_MAPTYPE_FROM : OMP_TGT_MAPTYPE_TO, kind);
+  return NULL;
+}
+
+/* Enter data of P (to:); its device copy must be complete on return. */
+static void *enter_and_check(void *p) {
+  map_list(p, OMP_TGT_MAPTYPE_TO, 0);
+  const char *d = dev_addr(p);
+  set_done(d && !memcmp(d, p, 64) ? 1 : -1);
+  return NULL;
+}
+
+/* Poll FN for up to MS milliseconds; its last value. */
+static int wait_for(int (*fn)(void), int ms) {
+  int v = fn();
+  for (int i = 0; i < ms && !v; i++) {
+    struct timespec ts = {0, 1000000};
+    nanosleep(&ts, NULL);
+    v = fn();
+  }
+  return v;
+}
+
+/* While one thread's copy of GATED waits in the plugin (for its enter,
+ * update and exit), another thread maps OTHER from start to end. */
+static void test_threads_distinct(void **state) {
+  (void)state;
+  memset(gated, 3, sizeof gated);
+  memset(other, 4, sizeof other);
+  for (long kind = 0; kind < 3; kind++) {
+    if (kind > 0) /* update and exit need GATED mapped */
+      map_list(gated, OMP_TGT_MAPTYPE_TO, 0);
+    fake_gate_close(gated);
+    set_done(0);
+    pthread_t a, b;
+    pthread_create(&a, NULL, gated_op, (void *)kind);
+    assert_int_equal(wait_for(fake_gate_waiting, 10000), 1);
+    pthread_create(&b, NULL, enter_and_check, other);
+    int other_done = wait_for(is_done, 5000);
+    int still_gated = fake_gate_waiting();
+    fake_gate_open();
+    pthread_join(a, NULL);
+    pthread_join(b, NULL);
+    assert_int_equal(still_gated, 1);
+    assert_int_equal(other_done, 1); /* did not wait for GATED's copy */
+    map_list(other, 0, 2);
+    if (kind < 2)
+      map_list(gated, 0, 2);
+    assert_int_equal(fake_dev.maps->count, 0);
+  }
+  assert_int_equal(fake_allocs, fake_frees);
+  assert_int_equal(fake_outcome_fail, 0);
+}
+
+/* While one thread fills GATED (its first copy waits in the plugin),
+ * another thread mapping GATED waits, and then finds the copy complete. */
+static void test_threads_same(void **state) {
+  (void)state;
+  memset(gated, 5, sizeof gated);
+  fake_gate_close(gated);
+  set_done(0);
+  pthread_t a, b;
+  pthread_create(&a, NULL, gated_op, (void *)0L);
+  assert_int_equal(wait_for(fake_gate_waiting, 10000), 1);
+  pthread_create(&b, NULL, enter_and_check, gated);
+  int early = wait_for(is_done, 200);
+  fake_gate_open();
+  pthread_join(a, NULL);
+  pthread_join(b, NULL);
+  assert_int_equal(early, 0);   /* waited for the fill */
+  assert_int_equal(is_done(), 1); /* and then saw it complete */
+  assert_int_equal(fake_allocs, 1);
+  struct map_entry *e = map_find(fake_dev.maps, (uintptr_t)gated);
+  assert_non_null(e);
+  assert_int_equal(e->dyn_ref, 2);
+  assert_int_equal(e->busy, 0);
+  map_list(gated, 0, 2);
+  map_list(gated, 0, 2);
+  assert_int_equal(fake_dev.maps->count, 0);
+  assert_int_equal(fake_frees, 1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup(test_lookup_classes, setup),
-      cmocka_unit_test_setup(test_avl_balance, setup),
+      cmocka_unit_test_setup(test_index_balance, setup),
+      cmocka_unit_test_setup(test_index_random, setup),
       cmocka_unit_test_setup(test_refcounts, setup),
       cmocka_unit_test_setup(test_globals, setup),
       cmocka_unit_test_setup(test_20000_live, setup),
       cmocka_unit_test_setup(test_threads, setup),
+      cmocka_unit_test_setup(test_threads_distinct, setup),
+      cmocka_unit_test_setup(test_threads_same, setup),
   };
   return cmocka_run_group_tests_name("mapping engine", tests, NULL, NULL);
 }

@@ -1,24 +1,30 @@
-/* Unit tests of the emu plugin's __tgt_rtl_* entry points (emu-device/
+/* Unit tests of the emu plugin's __tgt_rtl_* entry points (src/plugins/emu/
  * device.c, data.c, plugin.c, fptr.c) over the fake loader: devices and
  * their ranges, memory round trips, refused pointers, image load with the
- * by-name table, launches sync and async, events, the fptr table. */
+ * by-name table, launches sync and async, events, the fptr table, and
+ * ompemu's extensions (host-pointer aliases, poisoned-byte counts). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
 #include <ompemu/plugin.h>
+#include <dirent.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "arena.h"
 #include "emu.h"
 #include "emu_testutil.h"
 #include "fake_loader.h"
+#include "fault.h"
 #include "loader.h"
 
 #define DATA0 EMU_DATA_BASE
-#define DATA1 (EMU_DATA_BASE + EMU_DEVICE_STRIDE)
+#define DATA1 (EMU_DATA_BASE + EMU_DATA_STRIDE)
 #define CAP (4u << 20)
 
 static int in_range(const void *p, uintptr_t base, size_t len) {
@@ -84,7 +90,7 @@ static void test_round_trip(void **state) {
   /* Host kind: host memory, deleted by data_delete. */
   char *h = __tgt_rtl_data_alloc(0, 100, NULL, TARGET_ALLOC_HOST);
   assert_non_null(h);
-  assert_false(in_range(h, DATA0, EMU_DEVICE_STRIDE));
+  assert_false(in_range(h, DATA0, EMU_DATA_STRIDE));
   assert_int_equal((unsigned char)h[5], 0xA5);
   h[99] = 1;
   assert_int_equal(__tgt_rtl_data_delete(0, h), 0);
@@ -331,9 +337,9 @@ static void test_load_and_launch(void **state) {
   capture_fd_begin(&c, 1);
   __tgt_rtl_print_device_info(0);
   out = capture_end(&c);
-  assert_non_null(strstr(out, "data range:   [0x0000200000000000, "
-                              "0x0000200000400000)"));
-  assert_non_null(strstr(out, "code range:   [0x0000300000000000"));
+  assert_non_null(strstr(out, "data range:   [0x0000550000000000, "
+                              "0x0000550000400000)"));
+  assert_non_null(strstr(out, "code range:   [0x0000554000000000"));
   assert_non_null(strstr(out, "images:       1"));
   free(out);
 }
@@ -438,6 +444,233 @@ static void test_unregister(void **state) {
   assert_int_equal(arena_in_use(emu_device_get(0, "test")->code), 0);
 }
 
+/* Times NEEDLE occurs in HAY. */
+static int count_of(const char *hay, const char *needle) {
+  int n = 0;
+  for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+    n++;
+  return n;
+}
+
+/* A kernel that cannot start (here: an injected fault, which takes the
+ * same path on the worker as a failed libffi preparation) fails its
+ * launch, or the synchronize of its queue, with one message naming the
+ * kernel and the device; the kernel does not run. */
+static void test_launch_failures(void **state) {
+  (void)state;
+  __tgt_target_table *t = __tgt_rtl_load_binary(0, &himg[0]);
+  assert_non_null(t);
+  void *kscale = t->EntriesBegin[2].addr;
+  int host[4] = {1, 2, 3, 4}, n = 4;
+  int *da = __tgt_rtl_data_alloc(0, sizeof host, host, 3);
+  int *dn = __tgt_rtl_data_alloc(0, sizeof n, &n, 3);
+  assert_int_equal(__tgt_rtl_data_submit(0, da, host, sizeof host), 0);
+  assert_int_equal(__tgt_rtl_data_submit(0, dn, &n, sizeof n), 0);
+  void *args[3] = {da, dn, (void *)(intptr_t)10};
+  emu_inject_configure("launch:2");
+  /* Synchronous: the first runs, the second fails. */
+  assert_int_equal(__tgt_rtl_run_target_region(0, kscale, args, NULL, 3),
+                   OFFLOAD_SUCCESS);
+  struct capture c;
+  capture_begin(&c);
+  int r = __tgt_rtl_run_target_team_region(0, kscale, args, NULL, 3, 1, 1, 0);
+  char *out = capture_end(&c);
+  assert_int_equal(r, OFFLOAD_FAIL);
+  assert_non_null(strstr(out, "emu: error: device 0: kernel k_scale (0x0000554"
+                              "000000000) could not start: injected fault "
+                              "(OMPEMU_INJECT=launch:2)"));
+  assert_int_equal(count_of(out, "\n"), 1);
+  free(out);
+  assert_int_equal(__tgt_rtl_data_retrieve(0, host, da, sizeof host), 0);
+  assert_int_equal(host[3], 40); /* once, not twice */
+  /* Asynchronous: accepted, then the queue's synchronize fails, once. */
+  emu_inject_configure("launch:1");
+  __tgt_async_info ai = {NULL};
+  capture_begin(&c);
+  int r1 = __tgt_rtl_run_target_region_async(0, kscale, args, NULL, 3, &ai);
+  int r2 = __tgt_rtl_data_retrieve_async(0, host, da, sizeof host, &ai);
+  char *before_sync = capture_end(&c);
+  capture_begin(&c);
+  int r3 = __tgt_rtl_synchronize(0, &ai);
+  int r4 = __tgt_rtl_synchronize(0, &ai); /* nothing queued any more */
+  out = capture_end(&c);
+  assert_int_equal(r1, OFFLOAD_SUCCESS);
+  assert_int_equal(r2, OFFLOAD_SUCCESS);
+  assert_string_equal(before_sync, "");
+  assert_int_equal(r3, OFFLOAD_FAIL);
+  assert_int_equal(r4, OFFLOAD_SUCCESS);
+  assert_null(ai.Queue);
+  assert_int_equal(count_of(out, "could not start"), 1);
+  assert_non_null(strstr(out, "device 0: kernel k_scale"));
+  free(before_sync);
+  free(out);
+  assert_int_equal(host[3], 40); /* the failed kernel did not run */
+  /* release_async_info reports a queue's failure too. */
+  __tgt_async_info *pai = NULL;
+  assert_int_equal(__tgt_rtl_init_async_info(0, &pai), 0);
+  emu_inject_configure("launch:1");
+  assert_int_equal(__tgt_rtl_run_target_region_async(0, kscale, args, NULL, 3,
+                                                     pai), OFFLOAD_SUCCESS);
+  capture_begin(&c);
+  r = __tgt_rtl_release_async_info(0, pai);
+  out = capture_end(&c);
+  assert_int_equal(r, OFFLOAD_FAIL);
+  assert_int_equal(count_of(out, "could not start"), 1);
+  free(out);
+  /* An allocation can be made to fail too; the next one works. */
+  emu_inject_configure("alloc:1");
+  capture_begin(&c);
+  void *p1 = __tgt_rtl_data_alloc(0, 64, NULL, TARGET_ALLOC_DEFAULT);
+  out = capture_end(&c);
+  assert_null(p1);
+  assert_non_null(strstr(out, "emu: error: device 0: allocation of 64 bytes "
+                              "(default) failed: injected fault "
+                              "(OMPEMU_INJECT=alloc:1)"));
+  free(out);
+  void *p2 = __tgt_rtl_data_alloc(0, 64, NULL, TARGET_ALLOC_DEFAULT);
+  assert_non_null(p2);
+  /* A malformed setting is reported and ignored. */
+  capture_begin(&c);
+  emu_inject_configure("launch:0,alloc:x,bogus:3,launch");
+  out = capture_end(&c);
+  assert_int_equal(count_of(out, "OMPEMU_INJECT: '"), 4);
+  assert_non_null(strstr(out, "'bogus:3' is not launch:N or alloc:N"));
+  free(out);
+  assert_int_equal(__tgt_rtl_run_target_region(0, kscale, args, NULL, 3),
+                   OFFLOAD_SUCCESS);
+  emu_inject_configure(NULL);
+  assert_int_equal(__tgt_rtl_data_delete(0, p2), 0);
+  assert_int_equal(__tgt_rtl_data_delete(0, da), 0);
+  assert_int_equal(__tgt_rtl_data_delete(0, dn), 0);
+  __tgt_bin_desc one = {1, himg, hent, hent + 6};
+  assert_int_equal(__tgt_rtl_unregister_lib(&one), 0);
+}
+
+/* Threads of this process (entries of /proc/self/task). */
+static int thread_count(void) {
+  DIR *dir = opendir("/proc/self/task");
+  int n = 0;
+  for (struct dirent *e; dir && (e = readdir(dir));)
+    n += e->d_name[0] != '.';
+  if (dir)
+    closedir(dir);
+  return n;
+}
+
+/* 1 if a mapping of /proc/self/maps holds ADDR. */
+static int mapped(uintptr_t addr) {
+  FILE *f = fopen("/proc/self/maps", "r");
+  char line[512];
+  int hit = 0;
+  while (f && !hit && fgets(line, sizeof line, f)) {
+    unsigned long lo, hi;
+    hit = sscanf(line, "%lx-%lx", &lo, &hi) == 2 && addr >= lo && addr < hi;
+  }
+  if (f)
+    fclose(f);
+  return hit;
+}
+
+/* At exit the plugin joins its workers, unloads what is still loaded,
+ * frees host-kind blocks and unmaps both ranges of every device; a later
+ * call fails with a message. */
+static void test_shutdown(void **state) {
+  (void)state;
+  assert_non_null(__tgt_rtl_load_binary(1, &himg[0]));
+  void *hb = __tgt_rtl_data_alloc(1, 100, NULL, TARGET_ALLOC_HOST);
+  assert_non_null(hb);
+  int loads = fake_loads, unloads = fake_unloads;
+  assert_true(mapped(DATA0) && mapped(DATA1) && mapped(EMU_CODE_BASE));
+  int before = thread_count();
+  emu_shutdown();
+  assert_int_equal(thread_count(), before - 4); /* 2 devices x 2 workers */
+  assert_int_equal(fake_unloads - unloads, 1);
+  assert_int_equal(fake_loads, loads);
+  assert_false(mapped(DATA0) || mapped(DATA1) || mapped(EMU_CODE_BASE) ||
+               mapped(EMU_CODE_BASE + EMU_CODE_STRIDE));
+  struct capture c;
+  capture_begin(&c);
+  void *p = __tgt_rtl_data_alloc(0, 8, NULL, TARGET_ALLOC_DEFAULT);
+  char *out = capture_end(&c);
+  assert_null(p);
+  assert_non_null(strstr(out, "data_alloc: device 0 is closed"));
+  free(out);
+  emu_shutdown(); /* again: nothing left to do */
+}
+
+
+/* ompemu_poisoned_bytes counts what no copy wrote; a launch pays the poison
+ * a fresh block owes (a copy that covers it leaves none to pay). */
+static void test_poisoned_bytes(void **state) {
+  (void)state;
+  double host[100];
+  for (int i = 0; i < 100; i++)
+    host[i] = i;
+  double *d = __tgt_rtl_data_alloc(0, sizeof host, host, TARGET_ALLOC_DEFAULT);
+  int64_t count = -1;
+  assert_int_equal(__tgt_rtl_ompemu_poisoned_bytes(0, d, sizeof host, &count),
+                   0);
+  assert_int_equal(count, sizeof host);
+  assert_int_equal(__tgt_rtl_data_submit(0, d + 10, host, 80), 0);
+  assert_int_equal(__tgt_rtl_ompemu_poisoned_bytes(0, d, sizeof host, &count),
+                   0);
+  assert_int_equal(count, sizeof host - 80);
+  struct capture c;
+  capture_begin(&c);
+  int32_t rc = __tgt_rtl_ompemu_poisoned_bytes(0, d, sizeof host + 1, &count);
+  char *out = capture_end(&c);
+  assert_int_equal(rc, OFFLOAD_FAIL);
+  assert_non_null(strstr(out, "ompemu_poisoned_bytes of device"));
+  free(out);
+  assert_int_equal(__tgt_rtl_data_delete(0, d), 0);
+}
+
+static void deref_alias(void) {
+  static double row[4];
+  double *a = __tgt_rtl_ompemu_host_alias(0, row, "rows[2]");
+  (void)*(volatile double *)(a + 3);
+}
+
+/* Aliases: one per host pointer and description, in the alias range, with
+ * the pointer's offset in its page; dereferencing one ends the run with a
+ * message naming the host pointer (SIGSEGV outside check mode). */
+static void test_host_alias(void **state) {
+  (void)state;
+  static char buf[8192];
+  char *a = __tgt_rtl_ompemu_host_alias(0, buf + 5, "buf + 5");
+  assert_true(in_range(a, EMU_ALIAS_BASE, EMU_ALIAS_SIZE));
+  assert_int_equal((uintptr_t)a % 4096, (uintptr_t)(buf + 5) % 4096);
+  assert_ptr_equal(__tgt_rtl_ompemu_host_alias(0, buf + 5, "buf + 5"), a);
+  char *b = __tgt_rtl_ompemu_host_alias(0, buf + 5, "other");
+  assert_ptr_not_equal(b, a);
+  assert_int_equal((uintptr_t)b - (uintptr_t)a, 16u << 20);
+  assert_null(__tgt_rtl_ompemu_host_alias(7, buf, "no device 7"));
+  int fds[2];
+  assert_int_equal(pipe(fds), 0);
+  pid_t pid = fork();
+  if (pid == 0) {
+    signal(SIGSEGV, SIG_DFL); /* not cmocka's */
+    fault_install();
+    dup2(fds[1], 2);
+    deref_alias();
+    _exit(0);
+  }
+  close(fds[1]);
+  char out[2048] = "";
+  ssize_t n = 0, r;
+  while ((r = read(fds[0], out + n, sizeof out - 1 - (size_t)n)) > 0)
+    n += r;
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  assert_true(WIFSIGNALED(status));
+  if (!strstr(out, "dereferenced host pointer"))
+    fprintf(stderr, "got: %s\n", out);
+  assert_non_null(strstr(out, "emu: error: check: device code dereferenced "
+                              "host pointer 0x"));
+  assert_non_null(strstr(out, " (rows[2]) + 24 (read at 0x00005544"));
+}
+
 int main(void) {
   setenv("OMPEMU_NUM_DEVICES", "2", 1);
   setenv("OMPEMU_DEVICE_MEMORY", "4M", 1);
@@ -449,6 +682,10 @@ int main(void) {
       cmocka_unit_test(test_load_and_launch),
       cmocka_unit_test(test_fptr_table),
       cmocka_unit_test(test_unregister),
+      cmocka_unit_test(test_launch_failures),
+      cmocka_unit_test(test_poisoned_bytes),
+      cmocka_unit_test(test_host_alias),
+      cmocka_unit_test(test_shutdown),
   };
   return cmocka_run_group_tests_name("emu plugin", tests, NULL, NULL);
 }

@@ -1,5 +1,6 @@
-/* Device half of indirect.c, lowered by hand as the seed's "Sample
- * implementation" describes.  Build: cc -shared -fPIC device.c functions.c */
+/* Device half of indirect.c, lowered by hand as docs/indirect-functions.md
+ * ("Sample implementation") describes.
+ * Build: cc -shared -fPIC device.c functions.c */
 #include <ompemu/abi.h>
 #include <stdint.h>
 

@@ -1,7 +1,7 @@
-/* Devices, primary contexts and streams: number_of_devices, init_device,
- * init_requires, info, and the per-device stream pool behind
- * __tgt_async_info (Queue is a CUstream taken from the pool and given back
- * by synchronize). */
+/* Devices and primary contexts: number_of_devices, init_device (the
+ * device's primary context, retained once), init_requires, async info
+ * objects, device info, and the release of everything the plugin holds
+ * when it is unloaded (dlclose or process exit). */
 #include "config.h"
 #include "cuda_rtl.h"
 
@@ -30,94 +30,47 @@ CU_EXPORT int32_t __tgt_rtl_init_device(int32_t id) {
                  cu_num_devices());
     return OFFLOAD_FAIL;
   }
+  if (__atomic_load_n(&d->initialized, __ATOMIC_ACQUIRE))
+    return OFFLOAD_SUCCESS;
+  /* Retained outside the lock (creating a context takes long); a thread
+   * that loses the race gives its reference back. */
+  CUcontext ctx = NULL;
+  CUresult r = cu.cuDevicePrimaryCtxRetain(&ctx, d->dev);
+  if (cu_check(r, "cuDevicePrimaryCtxRetain", id, "the primary context of %s",
+               d->name) != 0)
+    return OFFLOAD_FAIL;
   pthread_mutex_lock(&d->lock);
-  int rc = OFFLOAD_SUCCESS;
-  if (!d->initialized) {
-    CUresult r = cu.cuDevicePrimaryCtxRetain(&d->ctx, d->dev);
-    if (cu_check(r, "cuDevicePrimaryCtxRetain", id, "the primary context of %s",
-                 d->name) != 0)
-      rc = OFFLOAD_FAIL;
-    else if (cu_check(cu.cuCtxSetCurrent(d->ctx), "cuCtxSetCurrent", id,
-                      "context 0x%016lx", OMPEMU_P(d->ctx)) != 0)
-      rc = OFFLOAD_FAIL;
-    else
-      d->initialized = 1;
+  int won = !d->initialized;
+  if (won) {
+    d->ctx = ctx;
+    __atomic_store_n(&d->initialized, 1, __ATOMIC_RELEASE);
   }
   pthread_mutex_unlock(&d->lock);
-  if (rc == OFFLOAD_SUCCESS)
-    ompemu_trace(2, CU_WHO, "device %d initialised, primary context " OMPEMU_PTR,
-                 (int)id, OMPEMU_P(d->ctx));
-  return rc;
+  if (!won)
+    return cu_check(cu.cuDevicePrimaryCtxRelease(d->dev),
+                    "cuDevicePrimaryCtxRelease", id, "an extra reference to "
+                    "the primary context of %s", d->name)
+               ? OFFLOAD_FAIL : OFFLOAD_SUCCESS;
+  ompemu_trace(2, CU_WHO, "device %d initialised, primary context " OMPEMU_PTR,
+               (int)id, OMPEMU_P(ctx));
+  return OFFLOAD_SUCCESS;
 }
 
 struct cu_device *cu_enter(int32_t id, const char *what) {
   struct cu_device *d = cu_dev(id);
-  if (!d || !d->initialized) {
+  if (!d || !__atomic_load_n(&d->initialized, __ATOMIC_ACQUIRE)) {
     ompemu_error(CU_WHO, "%s: device %d is %s", what, (int)id,
                  d ? "not initialised" : "not present");
     return NULL;
   }
-  /* Each runtime thread may arrive here first; contexts are per thread. */
-  if (cu_check(cu.cuCtxSetCurrent(d->ctx), "cuCtxSetCurrent", id, "%s", what))
-    return NULL;
   return d;
 }
 
-CUstream cu_stream_get(struct cu_device *d, int32_t id) {
-  CUstream s = NULL;
-  pthread_mutex_lock(&d->lock);
-  if (d->pool_len > 0)
-    s = d->pool[--d->pool_len];
-  pthread_mutex_unlock(&d->lock);
-  if (s)
-    return s;
-  CUresult r = cu.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING);
-  if (cu_check(r, "cuStreamCreate", id, "a new stream") != 0)
-    return NULL;
-  ompemu_trace(2, CU_WHO, "device %d: new stream " OMPEMU_PTR, (int)id,
-               OMPEMU_P(s));
-  return s;
-}
-
-void cu_stream_put(struct cu_device *d, CUstream s) {
-  pthread_mutex_lock(&d->lock);
-  if (d->pool_len == d->pool_cap) {
-    int cap = d->pool_cap ? d->pool_cap * 2 : 8;
-    CUstream *p = realloc(d->pool, (size_t)cap * sizeof *p);
-    if (!p) {
-      pthread_mutex_unlock(&d->lock);
-      cu.cuStreamDestroy(s);
-      return;
-    }
-    d->pool = p;
-    d->pool_cap = cap;
-  }
-  d->pool[d->pool_len++] = s;
-  pthread_mutex_unlock(&d->lock);
-}
-
-CUstream cu_queue(struct cu_device *d, int32_t id, __tgt_async_info *ai) {
-  if (!ai->Queue)
-    ai->Queue = cu_stream_get(d, id);
-  return (CUstream)ai->Queue;
-}
-
-CU_EXPORT int32_t __tgt_rtl_synchronize(int32_t id, __tgt_async_info *ai) {
-  struct cu_device *d = cu_enter(id, "synchronize");
-  if (!d || !ai)
-    return OFFLOAD_FAIL;
-  if (!ai->Queue)
-    return OFFLOAD_SUCCESS;
-  CUstream s = (CUstream)ai->Queue;
-  CUresult r = cu.cuStreamSynchronize(s);
-  ai->Queue = NULL;
-  if (cu_check(r, "cuStreamSynchronize", id, "stream 0x%016lx", OMPEMU_P(s))) {
-    /* The stream may hold a sticky error: do not reuse it. */
-    cu.cuStreamDestroy(s);
-    return OFFLOAD_FAIL;
-  }
-  cu_stream_put(d, s);
-  return OFFLOAD_SUCCESS;
+int cu_use(struct cu_device *d, int32_t id, const char *what) {
+  /* Contexts are per thread, and the program may have made another one
+   * current since (CUDA interop): set it for every call that needs it. */
+  return cu_check(cu.cuCtxSetCurrent(d->ctx), "cuCtxSetCurrent", id, "%s",
+                  what);
 }
 
 CU_EXPORT int32_t __tgt_rtl_init_async_info(int32_t id, __tgt_async_info **out) {
@@ -125,8 +78,11 @@ CU_EXPORT int32_t __tgt_rtl_init_async_info(int32_t id, __tgt_async_info **out) 
   if (!d || !out)
     return OFFLOAD_FAIL;
   __tgt_async_info *ai = *out ? *out : calloc(1, sizeof *ai);
-  if (!ai)
+  if (!ai) {
+    ompemu_error(CU_WHO, "init_async_info on device %d: out of host memory",
+                 (int)id);
     return OFFLOAD_FAIL;
+  }
   if (!cu_queue(d, id, ai)) {
     if (!*out)
       free(ai);
@@ -172,4 +128,43 @@ CU_EXPORT void __tgt_rtl_print_device_info(int32_t id) {
          d->max_grid_x);
   printf("    Default launch: %d threads/team, %d teams\n", CU_DEFAULT_THREADS,
          d->num_sms > 0 ? d->num_sms * CU_TEAMS_PER_SM : CU_FALLBACK_TEAMS);
+}
+
+/* Give back what device D holds: streams, stagers and pinned buffers,
+ * pool blocks, modules and the fptr table, then its primary context.
+ * A driver already shut down (CUDA_ERROR_DEINITIALIZED at process exit)
+ * has released all of it: nothing to say then. */
+static void cu_device_fini(struct cu_device *d, int32_t id) {
+  CUresult r = cu.cuCtxSetCurrent(d->ctx);
+  if (r == CUDA_ERROR_DEINITIALIZED)
+    return;
+  if (cu_check(r, "cuCtxSetCurrent", id, "releasing the device") != 0)
+    return;
+  cu_streams_fini(d, id);
+  cu_staging_fini(d, id);
+  cu_pool_fini(d, id);
+  cu_modules_fini(d, id);
+  if (d->fptr_table)
+    cu_check(cu.cuMemFree(d->fptr_table), "cuMemFree", id, "the fptr table "
+             "0x%016lx", (unsigned long)d->fptr_table);
+  d->fptr_table = 0;
+  for (struct cu_host_alloc *h = d->host_allocs, *next; h; h = next) {
+    next = h->next;
+    cu_check(cu.cuMemFreeHost(h->ptr), "cuMemFreeHost", id, "host allocation "
+             "0x%016lx", OMPEMU_P(h->ptr));
+    free(h);
+  }
+  d->host_allocs = NULL;
+  cu_check(cu.cuCtxSetCurrent(NULL), "cuCtxSetCurrent", id, "no context");
+  cu_check(cu.cuDevicePrimaryCtxRelease(d->dev), "cuDevicePrimaryCtxRelease",
+           id, "the primary context of %s", d->name);
+  d->initialized = 0;
+}
+
+__attribute__((destructor)) static void cu_fini(void) {
+  int n = cu_loaded_devices();
+  for (int i = 0; i < n; i++)
+    if (cu_dev(i)->initialized)
+      cu_device_fini(cu_dev(i), i);
+  cu_unload();
 }

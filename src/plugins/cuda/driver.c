@@ -1,15 +1,20 @@
 /* Loading the CUDA driver at run time: dlopen("libcuda.so.1"), the function
  * table by plain dlsym (the _v2 names come from cuda.h's own macros), cuInit
  * and the device list.  No driver, a missing function or a failing cuInit
- * all give 0 devices and one trace note, never a crash. */
+ * all give 0 devices and a trace note ("cuda: no devices (REASON)", the
+ * details at level 2), never an error or a crash. */
 #include "config.h"
 #include "cuda_rtl.h"
+#include "envvar.h"
 
 #include <dlfcn.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct cu_driver cu;
+struct cu_tunables cu_tune;
 
 static pthread_once_t cu_load_once = PTHREAD_ONCE_INIT;
 static int cu_ndevices;             /* written once under cu_load_once */
@@ -80,17 +85,49 @@ static int cu_note_level(void) {
   return 1;
 }
 
+/* 0 devices: one line saying so and why in a few words (REASON) at the
+ * note level, where a machine without a GPU is no fault of the program; the
+ * driver's own words (printf FMT) at level 2, or with the note when cuda
+ * was asked for by name. */
+static void cu_no_devices(const char *reason, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void cu_no_devices(const char *reason, const char *fmt, ...) {
+  int level = cu_note_level();
+  ompemu_trace(level, CU_WHO, "no devices (%s)", reason);
+  if (ompemu_trace_level() < (level == 0 ? 0 : 2))
+    return;
+  char details[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(details, sizeof details, fmt, ap);
+  va_end(ap);
+  ompemu_trace(level == 0 ? 0 : 2, CU_WHO, "%s", details);
+}
+
+/* The pool's and the staging's sizes (the Memory part of README.md). */
+static void cu_read_tunables(void) {
+  ompemu_env_size("LIBOMPTARGET_MEMORY_MANAGER_THRESHOLD", 8 << 10, 0,
+                  (size_t)CU_POOL_MIN << (CU_POOL_CLASSES - 1),
+                  &cu_tune.pool_threshold);
+  ompemu_env_size("OMPEMU_CUDA_POOL_MAX", 64 << 20, 0, (size_t)1 << 40,
+                  &cu_tune.pool_idle_max);
+  ompemu_env_size("OMPEMU_CUDA_STAGING_THRESHOLD", 1 << 20, 0, (size_t)1 << 40,
+                  &cu_tune.stage_min);
+  ompemu_env_size("OMPEMU_CUDA_STAGING_CHUNK", 4 << 20, 64 << 10, 1 << 30,
+                  &cu_tune.stage_chunk);
+  ompemu_env_size("OMPEMU_CUDA_STAGING_MAX", 256 << 20, 0, (size_t)1 << 40,
+                  &cu_tune.pinned_max);
+}
+
 static void cu_load(void) {
   void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   if (!h) {
-    ompemu_trace(cu_note_level(), CU_WHO,
-                 "no CUDA driver (dlopen libcuda.so.1: %s): 0 devices", dlerror());
+    cu_no_devices("driver not found", "dlopen libcuda.so.1: %s", dlerror());
     return;
   }
   const char *missing = NULL;
   if (cu_resolve(h, &missing) != 0) {
-    ompemu_trace(cu_note_level(), CU_WHO,
-                 "libcuda.so.1 lacks %s (driver too old?): 0 devices", missing);
+    cu_no_devices("driver too old", "libcuda.so.1 lacks %s", missing);
     dlclose(h);
     memset(&cu, 0, sizeof cu);
     return;
@@ -98,18 +135,25 @@ static void cu_load(void) {
   cu.handle = h;
   CUresult r = cu.cuInit(0);
   if (r != CUDA_SUCCESS) {
-    ompemu_trace(cu_note_level(), CU_WHO, "cuInit failed: %s (%s): 0 devices",
-                 cu_err_name(r), cu_err_string(r));
+    cu_no_devices(r == CUDA_ERROR_NO_DEVICE ? "no CUDA device"
+                                            : "the driver did not start",
+                  "cuInit(0) returned %s (%s)", cu_err_name(r),
+                  cu_err_string(r));
     return;
   }
   if (cu.cuDriverGetVersion(&cu.version) != CUDA_SUCCESS)
     cu.version = 0;
   int n = 0;
   r = cu.cuDeviceGetCount(&n);
-  if (r != CUDA_SUCCESS || n <= 0) {
-    ompemu_trace(cu_note_level(), CU_WHO,
-                 "driver %d.%d has no devices (cuDeviceGetCount: %s)",
-                 cu.version / 1000, cu.version % 1000 / 10, cu_err_name(r));
+  if (r != CUDA_SUCCESS) {
+    cu_no_devices("the driver did not start", "driver %d.%d: cuDeviceGetCount "
+                  "returned %s (%s)", cu.version / 1000, cu.version % 1000 / 10,
+                  cu_err_name(r), cu_err_string(r));
+    return;
+  }
+  if (n <= 0) {
+    cu_no_devices("no CUDA device", "driver %d.%d: cuDeviceGetCount returned "
+                  "%d devices", cu.version / 1000, cu.version % 1000 / 10, n);
     return;
   }
   struct cu_device *devs = calloc((size_t)n, sizeof *devs);
@@ -119,6 +163,8 @@ static void cu_load(void) {
   }
   for (int i = 0; i < n; i++) {
     pthread_mutex_init(&devs[i].lock, NULL);
+    pthread_mutex_init(&devs[i].fptr_lock, NULL);
+    pthread_mutex_init(&devs[i].pool.lock, NULL);
     r = cu.cuDeviceGet(&devs[i].dev, i);
     if (cu_check(r, "cuDeviceGet", i, "ordinal %d", i) != 0) {
       n = i; /* keep the devices that answered */
@@ -128,6 +174,7 @@ static void cu_load(void) {
     ompemu_trace(1, CU_WHO, "device %d: %s, sm_%d%d, %d SMs", i, devs[i].name,
                  devs[i].cc_major, devs[i].cc_minor, devs[i].num_sms);
   }
+  cu_read_tunables();
   cu_devices = devs;
   cu_ndevices = n;
   ompemu_trace(1, CU_WHO, "driver %d.%d: %d device(s)", cu.version / 1000,
@@ -145,4 +192,17 @@ struct cu_device *cu_dev(int32_t id) {
   if (id < 0 || id >= cu_ready())
     return NULL;
   return &cu_devices[id];
+}
+
+int cu_loaded_devices(void) { return cu_ndevices; }
+
+void cu_unload(void) {
+  for (int i = 0; i < cu_ndevices; i++) {
+    pthread_mutex_destroy(&cu_devices[i].lock);
+    pthread_mutex_destroy(&cu_devices[i].fptr_lock);
+    pthread_mutex_destroy(&cu_devices[i].pool.lock);
+  }
+  free(cu_devices);
+  cu_devices = NULL;
+  cu_ndevices = 0;
 }

@@ -1,11 +1,13 @@
 /* Events: create/record/wait/sync/destroy on CUevent, used by the runtime
- * to order transfers between queues (LIBOMPTARGET_MAP_FORCE_ATOMIC). */
+ * to order transfers between queues (LIBOMPTARGET_MAP_FORCE_ATOMIC).  An
+ * event or stream names its context: only creating one needs the device's
+ * context current. */
 #include "config.h"
 #include "cuda_rtl.h"
 
 CU_EXPORT int32_t __tgt_rtl_create_event(int32_t id, void **ev) {
   struct cu_device *d = cu_enter(id, "create_event");
-  if (!d || !ev)
+  if (!d || !ev || cu_use(d, id, "create_event") != 0)
     return OFFLOAD_FAIL;
   CUevent e = NULL;
   if (cu_check(cu.cuEventCreate(&e, CU_EVENT_DISABLE_TIMING), "cuEventCreate",

@@ -76,7 +76,9 @@ int32_t cu_launch(int32_t id, void *entry, void **args, ptrdiff_t *offsets,
   unsigned grid, block;
   geometry(d, k, teams, threads, tripcount, &grid, &block);
   CUstream s = ai ? cu_queue(d, id, ai) : cu_stream_get(d, id);
-  if (!s) {
+  if (!s || cu_use(d, id, "run_target_region") != 0) {
+    if (s && !ai)
+      cu_stream_put(d, id, s);
     if (vals != small)
       free(vals);
     return OFFLOAD_FAIL;
@@ -90,14 +92,15 @@ int32_t cu_launch(int32_t id, void *entry, void **args, ptrdiff_t *offsets,
                     "%d args)", k->name, grid, block, (int)n);
   if (!ai) {
     /* The launch's parameters are copied by the driver at the call, so the
-     * arrays may go; a synchronous launch waits here. */
+     * arrays may go; a synchronous launch (the runtime asked for one: it
+     * has no queue for this region) waits here. */
     if (rc == 0)
       rc = cu_check(cu.cuStreamSynchronize(s), "cuStreamSynchronize", id,
                     "kernel '%s' on stream 0x%016lx", k->name, OMPEMU_P(s));
     if (rc == 0)
-      cu_stream_put(d, s);
+      rc = cu_stream_put(d, id, s);
     else
-      cu.cuStreamDestroy(s);
+      cu.cuStreamDestroy(s); /* may hold a sticky error: not reused */
   }
   if (vals != small)
     free(vals);

@@ -4,14 +4,15 @@
 # Its test double (tests/fake-cuda) and tests are listed in
 # tests/fake-cuda/local.mk.
 EXTRA_DIST += src/plugins/cuda/plugin.map src/plugins/cuda/README.md \
-	tests/gpu/run-cuda.sh tests/gpu/lowered-lib.sh
+	tests/gpu/run-cuda.sh tests/gpu/lowered-lib.sh tests/gpu/bench-table.sh
 if BUILD_CUDA
 pkglib_LTLIBRARIES += libomptarget.rtl.cuda.la
 libomptarget_rtl_cuda_la_SOURCES = src/plugins/cuda/cuda_rtl.h \
 	src/plugins/cuda/driver.c src/plugins/cuda/device.c \
 	src/plugins/cuda/memory.c src/plugins/cuda/module.c \
 	src/plugins/cuda/launch.c src/plugins/cuda/events.c \
-	src/plugins/cuda/errors.c
+	src/plugins/cuda/errors.c src/plugins/cuda/streams.c \
+	src/plugins/cuda/pool.c src/plugins/cuda/staging.c
 libomptarget_rtl_cuda_la_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CPPFLAGS)
 libomptarget_rtl_cuda_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 libomptarget_rtl_cuda_la_LIBADD = src/common/libompemu_common.la $(PTHREAD_LIBS) $(LIBS)

@@ -1,7 +1,8 @@
-/* Device memory and copies: data_alloc by kind (cuMemAlloc for DEVICE and
- * DEFAULT, cuMemAllocHost for HOST, cuMemAllocManaged for SHARED),
- * data_delete, synchronous and stream-ordered copies, and device-to-device
- * exchange (cuMemcpyPeer between devices that can access each other). */
+/* Device memory and copies: data_alloc by kind (the pool or cuMemAlloc for
+ * DEVICE and DEFAULT, cuMemAllocHost for HOST, cuMemAllocManaged for
+ * SHARED), data_delete, synchronous and stream-ordered copies (large ones
+ * staged through pinned memory), and device-to-device exchange
+ * (cuMemcpyPeer between devices that can access each other). */
 #include "config.h"
 #include "cuda_rtl.h"
 
@@ -28,23 +29,39 @@ CU_EXPORT void *__tgt_rtl_data_alloc(int32_t id, int64_t size, void *hst,
   CUdeviceptr p = 0;
   void *hp = NULL;
   CUresult r;
+  int pooled = 0;
   switch (kind) {
   case TARGET_ALLOC_DEVICE:
   case TARGET_ALLOC_DEFAULT:
-    r = cu.cuMemAlloc(&p, (size_t)size);
+    p = cu_pool_alloc(d, id, (size_t)size, hst, &pooled);
+    if (pooled) {
+      if (!p)
+        return NULL;
+      break;
+    }
+    r = cu_mem_alloc(d, id, &p, (size_t)size);
     if (cu_check(r, "cuMemAlloc", id, "%ld bytes (%s) for host 0x%016lx",
                  (long)size, kind_name(kind), OMPEMU_P(hst)))
       return NULL;
     break;
   case TARGET_ALLOC_SHARED:
+    if (cu_use(d, id, "data_alloc") != 0)
+      return NULL;
     r = cu.cuMemAllocManaged(&p, (size_t)size, CU_MEM_ATTACH_GLOBAL);
     if (cu_check(r, "cuMemAllocManaged", id, "%ld bytes (shared)", (long)size))
       return NULL;
     break;
   case TARGET_ALLOC_HOST: {
     struct cu_host_alloc *rec = malloc(sizeof *rec);
-    if (!rec)
+    if (!rec) {
+      ompemu_error(CU_WHO, "data_alloc on device %d: out of host memory",
+                   (int)id);
       return NULL;
+    }
+    if (cu_use(d, id, "data_alloc") != 0) {
+      free(rec);
+      return NULL;
+    }
     r = cu.cuMemAllocHost(&hp, (size_t)size);
     if (cu_check(r, "cuMemAllocHost", id, "%ld bytes (host)", (long)size)) {
       free(rec);
@@ -63,8 +80,9 @@ CU_EXPORT void *__tgt_rtl_data_alloc(int32_t id, int64_t size, void *hst,
                          "for %ld bytes", (int)id, (int)kind, (long)size);
     return NULL;
   }
-  ompemu_trace(3, CU_WHO, "device %d: alloc %ld bytes (%s) -> " OMPEMU_PTR,
-               (int)id, (long)size, kind_name(kind), (unsigned long)p);
+  ompemu_trace(3, CU_WHO, "device %d: alloc %ld bytes (%s%s) -> " OMPEMU_PTR,
+               (int)id, (long)size, kind_name(kind), pooled ? ", pool" : "",
+               (unsigned long)p);
   return (void *)(uintptr_t)p;
 }
 
@@ -91,6 +109,11 @@ CU_EXPORT int32_t __tgt_rtl_data_delete(int32_t id, void *tgt) {
     return OFFLOAD_FAIL;
   if (!tgt)
     return OFFLOAD_SUCCESS;
+  int pooled = cu_pool_free(d, id, (CUdeviceptr)(uintptr_t)tgt);
+  if (pooled != 0)
+    return pooled > 0 ? OFFLOAD_SUCCESS : OFFLOAD_FAIL;
+  if (cu_use(d, id, "data_delete") != 0)
+    return OFFLOAD_FAIL;
   if (take_host_alloc(d, tgt))
     return cu_check(cu.cuMemFreeHost(tgt), "cuMemFreeHost", id,
                     "host allocation 0x%016lx", OMPEMU_P(tgt))
@@ -101,7 +124,8 @@ CU_EXPORT int32_t __tgt_rtl_data_delete(int32_t id, void *tgt) {
 }
 
 /* Copy SIZE bytes between host HST and device TGT of ID (TO_DEV: host to
- * device), on AI's stream (NULL: synchronously).  WHAT names the entry. */
+ * device), on AI's stream (NULL: synchronously).  WHAT names the entry.
+ * Large copies are staged through pinned memory (staging.c). */
 static int32_t host_copy(int32_t id, void *hst, void *tgt, int64_t size,
                          int to_dev, __tgt_async_info *ai, const char *what) {
   struct cu_device *d = cu_enter(id, what);
@@ -112,8 +136,14 @@ static int32_t host_copy(int32_t id, void *hst, void *tgt, int64_t size,
   CUstream s = ai ? cu_queue(d, id, ai) : NULL;
   if (ai && !s)
     return OFFLOAD_FAIL;
+  if (cu_use(d, id, what) != 0)
+    return OFFLOAD_FAIL;
   CUdeviceptr dp = (CUdeviceptr)(uintptr_t)tgt;
   size_t n = (size_t)size;
+  int staged = ai ? cu_stage_async(d, id, to_dev, dp, hst, n, s)
+                  : cu_stage_sync(d, id, to_dev, dp, hst, n);
+  if (staged != 0)
+    return staged > 0 ? OFFLOAD_SUCCESS : OFFLOAD_FAIL;
   CUresult r;
   const char *call;
   if (to_dev) {
@@ -187,6 +217,8 @@ static int32_t exchange(int32_t src_id, void *src, int32_t dst_id, void *dst,
   CUdeviceptr s = (CUdeviceptr)(uintptr_t)src, t = (CUdeviceptr)(uintptr_t)dst;
   CUstream q = ai ? cu_queue(dd, dst_id, ai) : NULL;
   if (ai && !q)
+    return OFFLOAD_FAIL;
+  if (cu_use(dd, dst_id, "data_exchange") != 0)
     return OFFLOAD_FAIL;
   CUresult r;
   const char *call;

@@ -1,8 +1,8 @@
 /* Device images: is_valid_binary (an EM_CUDA ELF whose SM architecture a
  * device can run, or PTX text), load_binary (cuModuleLoadDataEx, then the
  * device entries table BY NAME in host entry order: kernels through
- * cuModuleGetFunction, globals through cuModuleGetGlobal) and the seed's
- * fptr table (set_function_ptr_map).
+ * cuModuleGetFunction, globals through cuModuleGetGlobal) and the fptr
+ * table (set_function_ptr_map, docs/indirect-functions.md).
  *
  * SM decoding (values cuobjdump shows for nvcc's cubins): cubins with ELF
  * ABI version < 8 in e_ident hold the SM in e_flags bits 0-7 (sm_70:
@@ -230,7 +230,8 @@ static int resolve_entry(int32_t id, struct cu_module *m, size_t i,
 }
 
 /* Point __omp_offloading_fptr_map_p / _size of module M at TABLE / N, if M
- * defines them: cuModuleGetGlobal + a pointer-sized copy each (seed). */
+ * defines them: cuModuleGetGlobal + a pointer-sized copy each
+ * (docs/indirect-functions.md). */
 static int write_fptr_globals(int32_t id, struct cu_module *m, CUdeviceptr table,
                               uint64_t n) {
   static const char *const names[2] = {"__omp_offloading_fptr_map_p",
@@ -267,7 +268,7 @@ static int write_fptr_globals(int32_t id, struct cu_module *m, CUdeviceptr table
 CU_EXPORT __tgt_target_table *__tgt_rtl_load_binary(int32_t id,
                                                     __tgt_device_image *img) {
   struct cu_device *d = cu_enter(id, "load_binary");
-  if (!d || !img)
+  if (!d || !img || cu_use(d, id, "load_binary") != 0)
     return NULL;
   char why[256];
   if (!image_ok(img, id, why, sizeof why)) {
@@ -289,7 +290,24 @@ CU_EXPORT __tgt_target_table *__tgt_rtl_load_binary(int32_t id,
   CUjit_option opts[2] = {CU_JIT_ERROR_LOG_BUFFER,
                           CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
   void *vals[2] = {log, (void *)(uintptr_t)sizeof log};
-  CUresult r = cu.cuModuleLoadDataEx(&m->mod, img->ImageStart, 2, opts, vals);
+  /* The driver reads PTX as a C string, but an embedded PTX image ends at
+   * ImageEnd without a NUL: pass a terminated copy (cubins are binary and
+   * carry their size). */
+  const char *bytes = img->ImageStart;
+  size_t size = image_size(img);
+  char *ptx = NULL;
+  if (is_ptx(bytes, size) && bytes[size - 1] != '\0') {
+    ptx = malloc(size + 1);
+    if (!ptx) {
+      ompemu_error(CU_WHO, "device %d: out of host memory for a copy of PTX "
+                   "image 0x%016lx (%zu bytes)", (int)id, OMPEMU_P(bytes), size);
+      goto fail;
+    }
+    memcpy(ptx, bytes, size);
+    ptx[size] = '\0';
+  }
+  CUresult r = cu.cuModuleLoadDataEx(&m->mod, ptx ? ptx : bytes, 2, opts, vals);
+  free(ptx);
   if (r != CUDA_SUCCESS) {
     cu_check(r, "cuModuleLoadDataEx", id, "image 0x%016lx (%zu bytes)%s%s%s",
              OMPEMU_P(img->ImageStart), image_size(img),
@@ -304,22 +322,27 @@ CU_EXPORT __tgt_target_table *__tgt_rtl_load_binary(int32_t id,
   m->table.EntriesBegin = m->entries;
   m->table.EntriesEnd = m->entries + n;
 
+  /* An image loaded after the table was set gets it too; fptr_lock orders
+   * this write against a concurrent set_function_ptr_map. */
+  pthread_mutex_lock(&d->fptr_lock);
   pthread_mutex_lock(&d->lock);
-  /* An image loaded after the table was set gets it too. */
-  int frc = d->fptr_table ? write_fptr_globals(id, m, d->fptr_table, d->fptr_n)
-                          : 0;
+  CUdeviceptr table = d->fptr_table;
+  uint64_t nfptr = d->fptr_n;
   m->next = d->modules;
   d->modules = m;
   pthread_mutex_unlock(&d->lock);
+  int frc = table ? write_fptr_globals(id, m, table, nfptr) : 0;
+  pthread_mutex_unlock(&d->fptr_lock);
   if (frc != 0)
-    return NULL;
+    return NULL; /* the module stays listed: unloaded at deinit */
   ompemu_trace(1, CU_WHO, "device %d: loaded image " OMPEMU_PTR
                " as module " OMPEMU_PTR " (%zu entries)", (int)id,
                OMPEMU_P(img->ImageStart), OMPEMU_P(m->mod), n);
   return &m->table;
 
 fail_unload:
-  cu.cuModuleUnload(m->mod);
+  cu_check(cu.cuModuleUnload(m->mod), "cuModuleUnload", id, "image 0x%016lx",
+           OMPEMU_P(img->ImageStart));
 fail:
   free(m->entries);
   free(m->kernels);
@@ -330,12 +353,12 @@ fail:
 CU_EXPORT int32_t __tgt_rtl_set_function_ptr_map(
     int32_t id, uint64_t n, __omp_offloading_fptr_map_ty *table) {
   struct cu_device *d = cu_enter(id, "set_function_ptr_map");
-  if (!d)
+  if (!d || cu_use(d, id, "set_function_ptr_map") != 0)
     return OFFLOAD_FAIL;
   size_t bytes = (size_t)n * sizeof *table;
   CUdeviceptr dt = 0;
   if (n > 0) {
-    CUresult r = cu.cuMemAlloc(&dt, bytes);
+    CUresult r = cu_mem_alloc(d, id, &dt, bytes);
     if (cu_check(r, "cuMemAlloc", id, "the fptr table (%lu entries, %zu bytes)",
                  (unsigned long)n, bytes))
       return OFFLOAD_FAIL;
@@ -348,17 +371,41 @@ CU_EXPORT int32_t __tgt_rtl_set_function_ptr_map(
     }
   }
   int rc = OFFLOAD_SUCCESS;
+  /* Modules are only ever added at the head of the list and never removed
+   * while the device lives, so the list from HEAD can be walked unlocked;
+   * fptr_lock orders these writes against a concurrent load_binary. */
+  pthread_mutex_lock(&d->fptr_lock);
   pthread_mutex_lock(&d->lock);
-  for (struct cu_module *m = d->modules; m; m = m->next)
-    if (write_fptr_globals(id, m, dt, n) != 0)
-      rc = OFFLOAD_FAIL;
   CUdeviceptr old = d->fptr_table;
   d->fptr_table = dt;
   d->fptr_n = n;
+  struct cu_module *head = d->modules;
   pthread_mutex_unlock(&d->lock);
-  if (old)
-    cu.cuMemFree(old);
+  for (struct cu_module *m = head; m; m = m->next)
+    if (write_fptr_globals(id, m, dt, n) != 0)
+      rc = OFFLOAD_FAIL;
+  pthread_mutex_unlock(&d->fptr_lock);
+  if (old && cu_check(cu.cuMemFree(old), "cuMemFree", id, "the previous fptr "
+                      "table 0x%016lx", (unsigned long)old))
+    rc = OFFLOAD_FAIL;
   ompemu_trace(1, CU_WHO, "device %d: fptr table of %lu entries at " OMPEMU_PTR,
                (int)id, (unsigned long)n, (unsigned long)dt);
+  return rc;
+}
+
+/* Unload D's modules and free their tables (the context is current). */
+int cu_modules_fini(struct cu_device *d, int32_t id) {
+  int rc = 0;
+  while (d->modules) {
+    struct cu_module *m = d->modules;
+    d->modules = m->next;
+    if (cu_check(cu.cuModuleUnload(m->mod), "cuModuleUnload", id, "module "
+                 "0x%016lx of image 0x%016lx", OMPEMU_P(m->mod),
+                 OMPEMU_P(m->image)))
+      rc = -1;
+    free(m->entries);
+    free(m->kernels);
+    free(m);
+  }
   return rc;
 }

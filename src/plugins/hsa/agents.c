@@ -176,7 +176,7 @@ int hsa_agents_discover(void) {
     return -1;
   }
   if (dc.ngpu == 0) {
-    ompemu_trace(1, HSA_WHO, "HSA runtime has no GPU agent: 0 devices");
+    ompemu_trace(1, HSA_WHO, "no devices (no GPU agent)");
     return -1;
   }
   /* Core regions: a GPU agent's own regions include the fine-grained and
@@ -202,6 +202,7 @@ int hsa_agents_discover(void) {
     d->id = i;
     d->agent = dc.gpus[i];
     pthread_mutex_init(&d->lock, NULL);
+    pthread_mutex_init(&d->fptr_lock, NULL);
     st = H.hsa_agent_get_info(d->agent, HSA_AGENT_INFO_NAME, d->name);
     if (st != HSA_STATUS_SUCCESS) {
       hsa_fail("hsa_agent_get_info(HSA_AGENT_INFO_NAME)", st,
@@ -226,17 +227,19 @@ static void queue_error(hsa_status_t st, hsa_queue_t *q, void *data) {
            (unsigned long)(uintptr_t)q, d->id, d->name);
 }
 
-/* Lazy per-device set-up (caller holds D->lock): device memory, work-group
- * limits and the AQL queue. */
+/* Lazy per-device set-up: device memory, work-group limits and the AQL
+ * queue, found without D->lock held and published under it; when another
+ * thread got there first, this one's queue is destroyed. */
 int hsa_agent_init(struct hsa_device *d) {
-  d->dev_mem = find_mem(d->agent, HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED,
-                        "device memory");
-  if (!d->dev_mem.valid) {
+  struct hsa_mem_src dev_mem =
+      find_mem(d->agent, HSA_AMD_MEMORY_POOL_GLOBAL_FLAG_COARSE_GRAINED,
+               "device memory");
+  if (!dev_mem.valid) {
     ompemu_error(HSA_WHO, "hsa device %d (%s): no coarse-grained device "
                  "memory to allocate from", d->id, d->name);
     return -1;
   }
-  uint32_t qmax = 0;
+  uint32_t qmax = 0, wg_max = 0, wavefront = 0, cus = 0;
   hsa_status_t st =
       H.hsa_agent_get_info(d->agent, HSA_AGENT_INFO_QUEUE_MAX_SIZE, &qmax);
   if (st != HSA_STATUS_SUCCESS || qmax == 0) {
@@ -245,28 +248,45 @@ int hsa_agent_init(struct hsa_device *d) {
     return -1;
   }
   if (H.hsa_agent_get_info(d->agent, HSA_AGENT_INFO_WORKGROUP_MAX_SIZE,
-                           &d->wg_max) != HSA_STATUS_SUCCESS ||
-      d->wg_max == 0)
-    d->wg_max = 1024;
+                           &wg_max) != HSA_STATUS_SUCCESS ||
+      wg_max == 0)
+    wg_max = 1024;
   if (H.hsa_agent_get_info(d->agent, HSA_AGENT_INFO_WAVEFRONT_SIZE,
-                           &d->wavefront) != HSA_STATUS_SUCCESS ||
-      d->wavefront == 0)
-    d->wavefront = 64;
+                           &wavefront) != HSA_STATUS_SUCCESS ||
+      wavefront == 0)
+    wavefront = 64;
   if (H.hsa_agent_get_info(d->agent,
                            (hsa_agent_info_t)HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT,
-                           &d->compute_units) != HSA_STATUS_SUCCESS ||
-      d->compute_units == 0)
-    d->compute_units = 1;
+                           &cus) != HSA_STATUS_SUCCESS ||
+      cus == 0)
+    cus = 1;
   uint32_t qsize = qmax < 4096 ? qmax : 4096;
+  hsa_queue_t *queue = NULL;
   st = H.hsa_queue_create(d->agent, qsize, HSA_QUEUE_TYPE_MULTI, queue_error,
-                          d, UINT32_MAX, UINT32_MAX, &d->queue);
+                          d, UINT32_MAX, UINT32_MAX, &queue);
   if (st != HSA_STATUS_SUCCESS) {
     hsa_fail("hsa_queue_create", st, "hsa device %d (%s), %u packets", d->id,
              d->name, qsize);
-    d->queue = NULL;
     return -1;
   }
-  d->initialized = 1;
+  pthread_mutex_lock(&d->lock);
+  int won = !d->initialized;
+  if (won) {
+    d->dev_mem = dev_mem;
+    d->wg_max = wg_max;
+    d->wavefront = wavefront;
+    d->compute_units = cus;
+    d->queue = queue;
+    __atomic_store_n(&d->initialized, 1, __ATOMIC_RELEASE);
+  }
+  pthread_mutex_unlock(&d->lock);
+  if (!won) {
+    st = H.hsa_queue_destroy(queue);
+    if (st != HSA_STATUS_SUCCESS)
+      hsa_fail("hsa_queue_destroy", st, "an extra queue of hsa device %d",
+               d->id);
+    return 0;
+  }
   ompemu_trace(1, HSA_WHO, "device %d (%s) ready: queue 0x%016lx, %u packets, "
                "%u compute units, workgroup max %u", d->id, d->name,
                (unsigned long)(uintptr_t)d->queue, d->queue->size,
@@ -277,11 +297,14 @@ int hsa_agent_init(struct hsa_device *d) {
 /* Release what hsa_agent_init and load_binary created on D. */
 void hsa_agent_fini(struct hsa_device *d) {
   hsa_images_unload(d);
+  hsa_reuse_fini(d);
   if (d->fptr_table)
     hsa_mem_free(d->fptr_table, "fptr table");
   d->fptr_table = NULL;
-  if (d->queue)
-    H.hsa_queue_destroy(d->queue);
+  hsa_status_t st;
+  if (d->queue && (st = H.hsa_queue_destroy(d->queue)) != HSA_STATUS_SUCCESS)
+    hsa_fail("hsa_queue_destroy", st, "queue 0x%016lx of hsa device %d",
+             (unsigned long)(uintptr_t)d->queue, d->id);
   d->queue = NULL;
   d->initialized = 0;
 }

@@ -27,12 +27,31 @@ struct hsa_queue_ops *hsa_ops_get(struct hsa_device *d, __tgt_async_info *ai) {
   return ai->Queue;
 }
 
+/* Wait for OP, copy a retrieve's bytes to the host (when it succeeded),
+ * give its signal and buffers back; 0, or -1 if it failed. */
+static int op_finish(struct hsa_device *d, struct hsa_op *op) {
+  int rc = hsa_signal_wait_done(op->signal, op->is_copy ? "async copy"
+                                                        : "kernel dispatch");
+  if (rc == 0 && op->copy_to)
+    memcpy(op->copy_to, op->staging->ptr, op->copy_size);
+  hsa_signal_give(d, op->signal);
+  if (op->staging)
+    hsa_buf_give(d, HSA_BUF_STAGING, op->staging);
+  if (op->kernarg)
+    hsa_buf_give(d, HSA_BUF_KERNARG, op->kernarg);
+  return rc;
+}
+
 int hsa_ops_push(struct hsa_queue_ops *q, const struct hsa_op *op) {
   if (q->n == q->cap) {
     size_t cap = q->cap ? 2 * q->cap : 8;
     struct hsa_op *n = realloc(q->ops, cap * sizeof *n);
     if (!n) {
       ompemu_error(HSA_WHO, "out of host memory for an async queue");
+      /* The operation is out (a packet, a copy): it must end before its
+       * signal and buffers can be given back. */
+      struct hsa_op dead = *op;
+      op_finish(q->dev, &dead);
       return -1;
     }
     q->ops = n;
@@ -80,23 +99,12 @@ int hsa_ops_wait_copies(struct hsa_queue_ops *q) {
 }
 
 /* Wait for every op of Q in order, copy staged results back to the host,
- * release signals and buffers, and empty Q.  Returns -1 if any failed. */
+ * give signals and buffers back, and empty Q.  Returns -1 if any failed. */
 int hsa_ops_finish(struct hsa_queue_ops *q) {
   int rc = 0;
-  for (size_t i = 0; i < q->n; i++) {
-    struct hsa_op *op = &q->ops[i];
-    int ok = hsa_signal_wait_done(op->signal, op->is_copy ? "async copy"
-                                                          : "kernel dispatch");
-    if (ok != 0)
+  for (size_t i = 0; i < q->n; i++)
+    if (op_finish(q->dev, &q->ops[i]) != 0)
       rc = -1;
-    else if (op->copy_to)
-      memcpy(op->copy_to, op->staging, op->copy_size);
-    H.hsa_signal_destroy(op->signal);
-    if (op->staging)
-      hsa_mem_free(op->staging, "copy staging buffer");
-    if (op->kernarg)
-      hsa_mem_free(op->kernarg, "kernarg buffer");
-  }
   free(q->ops);
   q->ops = NULL;
   q->n = q->cap = 0;

@@ -1,8 +1,9 @@
 /* Code objects: which images the plugin accepts (ELF, EM_AMDGPU, a mach
  * some agent has), loading one per agent into a frozen HSA executable, the
- * device entries table built by name in host entry order, and the seed's
- * function-pointer table written into each executable's
- * __omp_offloading_fptr_map_p / __omp_offloading_fptr_map_size. */
+ * device entries table built by name in host entry order, and the
+ * function-pointer table (docs/indirect-functions.md) written into each
+ * executable's __omp_offloading_fptr_map_p / __omp_offloading_fptr_map_size.
+ */
 #include "config.h"
 #include "hsa_plugin.h"
 #include "trace.h"
@@ -160,10 +161,15 @@ static int kernel_info(struct hsa_device *d, hsa_executable_t exec,
 
 /* Release image IM's executable, reader and tables. */
 static void image_free(struct hsa_image *im) {
-  if (im->exec.handle)
-    H.hsa_executable_destroy(im->exec);
-  if (im->reader.handle)
-    H.hsa_code_object_reader_destroy(im->reader);
+  hsa_status_t st;
+  if (im->exec.handle &&
+      (st = H.hsa_executable_destroy(im->exec)) != HSA_STATUS_SUCCESS)
+    hsa_fail("hsa_executable_destroy", st, "executable 0x%016lx",
+             (unsigned long)im->exec.handle);
+  if (im->reader.handle &&
+      (st = H.hsa_code_object_reader_destroy(im->reader)) != HSA_STATUS_SUCCESS)
+    hsa_fail("hsa_code_object_reader_destroy", st, "reader 0x%016lx",
+             (unsigned long)im->reader.handle);
   free(im->entries);
   free(im->kernels);
   free(im);
@@ -277,16 +283,26 @@ __tgt_rtl_load_binary(int32_t id, __tgt_device_image *img) {
   if (!im)
     return NULL;
   im->host_image = img;
-  pthread_mutex_lock(&d->lock);
-  if (load_code_object(d, im, img) != 0 || build_entries(d, im, img) != 0 ||
-      (d->fptr_set && hsa_fptr_apply(d, im) != 0)) {
-    pthread_mutex_unlock(&d->lock);
+  /* Loading takes long: no lock a launch needs is held meanwhile. */
+  if (load_code_object(d, im, img) != 0 || build_entries(d, im, img) != 0) {
     image_free(im);
     return NULL;
   }
-  im->next = d->images;
-  d->images = im;
-  pthread_mutex_unlock(&d->lock);
+  /* An image loaded after the table was set gets it too; fptr_lock orders
+   * this write against a concurrent set_function_ptr_map. */
+  pthread_mutex_lock(&d->fptr_lock);
+  int frc = d->fptr_set ? hsa_fptr_apply(d, im) : 0;
+  if (frc == 0) {
+    pthread_mutex_lock(&d->lock);
+    im->next = d->images;
+    d->images = im;
+    pthread_mutex_unlock(&d->lock);
+  }
+  pthread_mutex_unlock(&d->fptr_lock);
+  if (frc != 0) {
+    image_free(im);
+    return NULL;
+  }
   ompemu_trace(1, HSA_WHO, "device %d: image " OMPEMU_PTR " loaded, "
                "executable 0x%016lx, %ld entries", id,
                OMPEMU_P(img->ImageStart), (unsigned long)im->exec.handle,
@@ -310,7 +326,7 @@ int hsa_kernel_known(struct hsa_device *d, const struct hsa_kernel *k) {
 }
 
 /* Write D's fptr table address and size into IM's two device globals when
- * the code object defines them (caller holds D->lock). */
+ * the code object defines them (caller holds D->fptr_lock). */
 int hsa_fptr_apply(struct hsa_device *d, struct hsa_image *im) {
   uint64_t p_addr, s_addr;
   if (variable_address(d, im->exec, "__omp_offloading_fptr_map_p", &p_addr) !=
@@ -361,17 +377,23 @@ OMPEMU_HSA_EXPORT int32_t __tgt_rtl_set_function_ptr_map(
       return OFFLOAD_FAIL;
     }
   }
+  /* Images are only ever added at the head of the list and removed only
+   * when the device goes, so the list from HEAD can be walked unlocked;
+   * fptr_lock orders these writes against a concurrent load_binary. */
+  pthread_mutex_lock(&d->fptr_lock);
   pthread_mutex_lock(&d->lock);
   void *old = d->fptr_table;
   d->fptr_table = dev_table;
   d->fptr_size = size;
   d->fptr_set = 1;
+  struct hsa_image *head = d->images;
+  pthread_mutex_unlock(&d->lock);
   int rc = 0;
-  for (struct hsa_image *im = d->images; im; im = im->next)
+  for (struct hsa_image *im = head; im; im = im->next)
     if (hsa_fptr_apply(d, im) != 0)
       rc = -1;
-  pthread_mutex_unlock(&d->lock);
-  if (old)
-    hsa_mem_free(old, "previous fptr table");
+  pthread_mutex_unlock(&d->fptr_lock);
+  if (old && hsa_mem_free(old, "previous fptr table") != 0)
+    rc = -1;
   return rc == 0 ? OFFLOAD_SUCCESS : OFFLOAD_FAIL;
 }

@@ -41,25 +41,26 @@ static uint16_t dispatch_header(void) {
                      << HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE));
 }
 
-/* Write the kernel arguments of a launch into a new kernarg buffer. */
-static void *write_kernargs(struct hsa_device *d, const struct hsa_kernel *k,
-                            void **args, ptrdiff_t *offsets, int32_t n,
-                            size_t *size_out) {
+/* Write the kernel arguments of a launch into a kernarg buffer. */
+static struct hsa_buf *write_kernargs(struct hsa_device *d,
+                                      const struct hsa_kernel *k, void **args,
+                                      ptrdiff_t *offsets, int32_t n,
+                                      size_t *size_out) {
   size_t size = (size_t)n * sizeof(void *);
   if (k->kernarg_size > size)
     size = k->kernarg_size;
   if (size == 0)
     size = sizeof(void *);
-  void *buf = hsa_mem_alloc(d, &hsa_st.kernarg_mem, size, "kernarg buffer");
-  if (!buf)
+  struct hsa_buf *b = hsa_buf_take(d, HSA_BUF_KERNARG, size, "kernarg buffer");
+  if (!b)
     return NULL;
-  memset(buf, 0, size);
+  memset(b->ptr, 0, size);
   for (int32_t i = 0; i < n; i++) {
     void *v = (char *)args[i] + offsets[i];
-    memcpy((char *)buf + (size_t)i * sizeof v, &v, sizeof v);
+    memcpy((char *)b->ptr + (size_t)i * sizeof v, &v, sizeof v);
   }
   *size_out = size;
-  return buf;
+  return b;
 }
 
 /* Reserve a packet slot on Q, waiting while the queue is full. */
@@ -101,11 +102,8 @@ int hsa_launch(int32_t id, void *entry, void **args, ptrdiff_t *offsets,
   op.kernarg = write_kernargs(d, k, args, offsets, n, &kasize);
   if (!op.kernarg)
     return OFFLOAD_FAIL;
-  hsa_status_t st = H.hsa_signal_create(1, 0, NULL, &op.signal);
-  if (st != HSA_STATUS_SUCCESS) {
-    hsa_fail("hsa_signal_create", st, "completion signal of kernel %s",
-             k->name);
-    hsa_mem_free(op.kernarg, "kernarg buffer");
+  if (hsa_signal_take(d, &op.signal, k->name) != 0) {
+    hsa_buf_give(d, HSA_BUF_KERNARG, op.kernarg);
     return OFFLOAD_FAIL;
   }
   uint64_t idx;
@@ -121,7 +119,7 @@ int hsa_launch(int32_t id, void *entry, void **args, ptrdiff_t *offsets,
   p->private_segment_size = k->private_size;
   p->group_segment_size = k->group_size;
   p->kernel_object = k->object;
-  p->kernarg_address = op.kernarg;
+  p->kernarg_address = op.kernarg->ptr;
   p->completion_signal = op.signal;
   uint32_t setup = 1u << HSA_KERNEL_DISPATCH_PACKET_SETUP_DIMENSIONS;
   __atomic_store_n((uint32_t *)p, (uint32_t)dispatch_header() | (setup << 16),
@@ -132,12 +130,10 @@ int hsa_launch(int32_t id, void *entry, void **args, ptrdiff_t *offsets,
                "%d, thread_limit %d, tripcount %lu), %d args, kernarg "
                OMPEMU_PTR " (%zu bytes), packet %lu%s", id, k->name,
                (unsigned long)groups, wg, teams, threads,
-               (unsigned long)tripcount, n, OMPEMU_P(op.kernarg), kasize,
+               (unsigned long)tripcount, n, OMPEMU_P(op.kernarg->ptr), kasize,
                (unsigned long)idx, ai ? " (async)" : "");
-  if (hsa_ops_push(q, &op) != 0) {
-    hsa_signal_wait_done(op.signal, "kernel dispatch");
+  if (hsa_ops_push(q, &op) != 0)
     return OFFLOAD_FAIL;
-  }
   if (!ai)
     return hsa_ops_finish(q) == 0 ? OFFLOAD_SUCCESS : OFFLOAD_FAIL;
   return OFFLOAD_SUCCESS;

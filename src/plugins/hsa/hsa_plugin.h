@@ -4,10 +4,15 @@
  * hsa_ext_amd.h are used, for their types and prototypes; the plugin never
  * links against the HSA runtime.
  *
- * Locking: hsa_state.lock protects initialisation (done once) and
- * teardown; each device's lock protects its images list, its fptr table and
- * its lazy initialisation.  The AQL queue itself is multi-producer (packet
- * slots are reserved with an atomic add on the write index). */
+ * Locking: hsa_state.lock protects initialisation (done once, as
+ * pthread_once would) and teardown; each device's lock protects its images
+ * list, its fptr table, its lazy initialisation's result and its lists of
+ * idle signals and buffers, and is never held across an HSA call;
+ * fptr_lock serialises the writes of the fptr table into executables (image
+ * load, set_function_ptr_map), the one lock held across HSA calls apart
+ * from the one-time load (tests/fake-cuda/lock-lint.sh checks this).  The
+ * AQL queue itself is multi-producer (packet slots are reserved with an
+ * atomic add on the write index). */
 #ifndef OMPEMU_HSA_PLUGIN_H
 #define OMPEMU_HSA_PLUGIN_H
 
@@ -80,13 +85,22 @@ struct hsa_image {
   struct hsa_kernel *kernels;   /* one slot per entry (used for kernels) */
 };
 
+/* A kernarg or staging buffer, kept for reuse (reuse.c). */
+struct hsa_buf {
+  void *ptr;
+  size_t size;
+  struct hsa_buf *next;
+};
+enum hsa_buf_kind { HSA_BUF_KERNARG, HSA_BUF_STAGING, HSA_BUF_KINDS };
+
 struct hsa_device {
   int id;
   hsa_agent_t agent;
   char name[64]; /* agent NAME, e.g. "gfx906" */
   uint32_t mach; /* EF_AMDGPU_MACH value decoded from NAME, 0 unknown */
   pthread_mutex_t lock; /* protects everything below */
-  int initialized;
+  pthread_mutex_t fptr_lock;
+  int initialized; /* atomic: set once the fields up to IMAGES are valid */
   hsa_queue_t *queue;
   struct hsa_mem_src dev_mem; /* coarse-grained device-local */
   uint32_t compute_units, wg_max, wavefront;
@@ -94,6 +108,11 @@ struct hsa_device {
   void *fptr_table; /* device copy of the fptr table, or NULL */
   uint64_t fptr_size;
   int fptr_set;
+  /* reuse.c: idle completion signals and buffers of this device. */
+  hsa_signal_t *idle_signals;
+  size_t nidle_signals, idle_signals_cap;
+  struct hsa_buf *idle_bufs[HSA_BUF_KINDS];
+  size_t idle_bytes[HSA_BUF_KINDS];
 };
 
 struct hsa_state {
@@ -145,11 +164,24 @@ void hsa_images_unload(struct hsa_device *d);
 int hsa_kernel_known(struct hsa_device *d, const struct hsa_kernel *k);
 int hsa_fptr_apply(struct hsa_device *d, struct hsa_image *im);
 
+/* reuse.c: a completion signal set to 1, and one given back; a buffer of
+ * KIND (kernarg memory or fine-grained staging, opened to D's agent) of at
+ * least SIZE bytes, and one given back.  Given-back items are kept for the
+ * next operation of D (bounded: the rest is released) and released by
+ * hsa_reuse_fini. */
+int hsa_signal_take(struct hsa_device *d, hsa_signal_t *s, const char *what);
+void hsa_signal_give(struct hsa_device *d, hsa_signal_t s);
+struct hsa_buf *hsa_buf_take(struct hsa_device *d, enum hsa_buf_kind kind,
+                             size_t size, const char *what);
+void hsa_buf_give(struct hsa_device *d, enum hsa_buf_kind kind,
+                  struct hsa_buf *b);
+void hsa_reuse_fini(struct hsa_device *d);
+
 /* async.c: work queued for one __tgt_async_info (its Queue field). */
 struct hsa_op {
   hsa_signal_t signal;
-  void *staging;    /* fine-grained buffer freed at completion */
-  void *kernarg;    /* kernarg buffer freed at completion */
+  struct hsa_buf *staging; /* fine-grained buffer given back at completion */
+  struct hsa_buf *kernarg; /* kernarg buffer given back at completion */
   void *copy_to;    /* d2h: host destination of STAGING after completion */
   size_t copy_size;
   int is_copy;
@@ -160,6 +192,8 @@ struct hsa_queue_ops {
   size_t n, cap;
 };
 struct hsa_queue_ops *hsa_ops_get(struct hsa_device *d, __tgt_async_info *ai);
+/* Add OP to Q; when Q cannot grow, OP is waited for and its resources
+ * given back, and -1 is returned (with an error). */
 int hsa_ops_push(struct hsa_queue_ops *q, const struct hsa_op *op);
 int hsa_ops_last_signal(struct hsa_queue_ops *q, hsa_signal_t *sig);
 int hsa_ops_wait_copies(struct hsa_queue_ops *q);

@@ -9,6 +9,7 @@ libomptarget_rtl_hsa_la_SOURCES = \
 	src/plugins/hsa/agents.c \
 	src/plugins/hsa/memory.c \
 	src/plugins/hsa/async.c \
+	src/plugins/hsa/reuse.c \
 	src/plugins/hsa/code_object.c \
 	src/plugins/hsa/elf_sym.c \
 	src/plugins/hsa/dispatch.c \

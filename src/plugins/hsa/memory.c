@@ -2,8 +2,9 @@
  * agent's coarse-grained device-local memory, HOST/SHARED ones from
  * fine-grained system memory made accessible to the agent.  With the AMD
  * extension, a copy between host memory and the device goes through a
- * fine-grained staging buffer and hsa_amd_memory_async_copy (pageable host
- * memory is not visible to the copy engines); without it, hsa_memory_copy. */
+ * fine-grained staging buffer (kept for reuse, reuse.c) and
+ * hsa_amd_memory_async_copy (pageable host memory is not visible to the
+ * copy engines); without it, hsa_memory_copy. */
 #include "config.h"
 #include "hsa_plugin.h"
 #include "trace.h"
@@ -73,28 +74,27 @@ int hsa_mem_free(void *ptr, const char *what) {
  * Q; its op (with STAGING and the d2h destination COPY_TO) joins Q. */
 static int async_copy(struct hsa_queue_ops *q, void *dst, hsa_agent_t dst_agent,
                       const void *src, hsa_agent_t src_agent, size_t size,
-                      void *staging, void *copy_to, const char *what) {
+                      struct hsa_buf *staging, void *copy_to,
+                      const char *what) {
   struct hsa_op op = {.staging = staging, .copy_to = copy_to,
                       .copy_size = size, .is_copy = 1};
-  hsa_status_t st = H.hsa_signal_create(1, 0, NULL, &op.signal);
-  if (st != HSA_STATUS_SUCCESS) {
-    hsa_fail("hsa_signal_create", st, "completion signal of %s", what);
+  if (hsa_signal_take(q->dev, &op.signal, what) != 0) {
     if (staging)
-      hsa_mem_free(staging, "copy staging buffer");
+      hsa_buf_give(q->dev, HSA_BUF_STAGING, staging);
     return -1;
   }
   hsa_signal_t dep;
   int ndep = hsa_ops_last_signal(q, &dep);
-  st = H.hsa_amd_memory_async_copy(dst, dst_agent, src, src_agent, size,
-                                   (uint32_t)ndep, ndep ? &dep : NULL,
-                                   op.signal);
+  hsa_status_t st = H.hsa_amd_memory_async_copy(
+      dst, dst_agent, src, src_agent, size, (uint32_t)ndep, ndep ? &dep : NULL,
+      op.signal);
   if (st != HSA_STATUS_SUCCESS) {
     hsa_fail("hsa_amd_memory_async_copy", st, "%s: " OMPEMU_PTR " <- "
              OMPEMU_PTR ", %zu bytes", what, OMPEMU_P(dst), OMPEMU_P(src),
              size);
-    H.hsa_signal_destroy(op.signal);
+    hsa_signal_give(q->dev, op.signal);
     if (staging)
-      hsa_mem_free(staging, "copy staging buffer");
+      hsa_buf_give(q->dev, HSA_BUF_STAGING, staging);
     return -1;
   }
   return hsa_ops_push(q, &op);
@@ -114,12 +114,13 @@ int hsa_copy_h2d(struct hsa_device *d, void *tgt, const void *hst,
     }
     return 0;
   }
-  void *stg = hsa_mem_alloc(d, &hsa_st.host_mem, size, "copy staging buffer");
+  struct hsa_buf *stg = hsa_buf_take(d, HSA_BUF_STAGING, size,
+                                     "copy staging buffer");
   if (!stg)
     return -1;
-  memcpy(stg, hst, size);
-  return async_copy(ops, tgt, d->agent, stg, hsa_st.cpu_agent, size, stg, NULL,
-                    "host to device copy");
+  memcpy(stg->ptr, hst, size);
+  return async_copy(ops, tgt, d->agent, stg->ptr, hsa_st.cpu_agent, size, stg,
+                    NULL, "host to device copy");
 }
 
 /* Copy SIZE device bytes TGT to host HST; the bytes reach HST when OPS is
@@ -136,11 +137,12 @@ int hsa_copy_d2h(struct hsa_device *d, void *hst, const void *tgt,
     }
     return 0;
   }
-  void *stg = hsa_mem_alloc(d, &hsa_st.host_mem, size, "copy staging buffer");
+  struct hsa_buf *stg = hsa_buf_take(d, HSA_BUF_STAGING, size,
+                                     "copy staging buffer");
   if (!stg)
     return -1;
-  return async_copy(ops, stg, hsa_st.cpu_agent, tgt, d->agent, size, stg, hst,
-                    "device to host copy");
+  return async_copy(ops, stg->ptr, hsa_st.cpu_agent, tgt, d->agent, size, stg,
+                    hst, "device to host copy");
 }
 
 /* With several GPUs, open device memory P of D to the other agents so

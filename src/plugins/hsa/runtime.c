@@ -1,16 +1,20 @@
 /* Loading the HSA runtime at run time: dlopen of libhsa-runtime64.so.1 (or
  * OMPEMU_HSA_LIBRARY), the function table, hsa_init, and the plugin entry
  * points that concern the whole plugin (device count, device init,
- * requires).  No runtime, a missing symbol or a failing hsa_init all mean
- * 0 devices and a trace note, never an error or a crash. */
+ * requires).  No runtime, a missing symbol, a failing hsa_init or no GPU
+ * agent all mean 0 devices and a trace note ("hsa: no devices (REASON)",
+ * the details at level 2), never an error or a crash. */
 #include "config.h"
 #include "hsa_plugin.h"
 #include "envvar.h"
 #include "trace.h"
 
 #include <dlfcn.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <ompemu/plugin.h>
 
@@ -18,14 +22,30 @@
 
 struct hsa_state hsa_st = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
+/* 0 devices: one trace line saying so and why in a few words (REASON) at
+ * level 1, where a machine without an AMD GPU is no fault of the program;
+ * the runtime's own words (printf FMT) at level 2. */
+static void no_devices(const char *reason, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void no_devices(const char *reason, const char *fmt, ...) {
+  ompemu_trace(1, HSA_WHO, "no devices (%s)", reason);
+  if (!OMPEMU_TRACE_ON(2))
+    return;
+  char details[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(details, sizeof details, fmt, ap);
+  va_end(ap);
+  ompemu_trace(2, HSA_WHO, "%s", details);
+}
+
 /* Resolve every function of the table from LIB; returns 0 when all required
  * ones are there (optional AMD ones decide hsa_st.has_amd). */
 static int resolve(void *lib, const char *libname) {
 #define RESOLVE_REQ(n)                                                         \
   H.n = (__typeof__(n) *)dlsym(lib, #n);                                       \
   if (!H.n) {                                                                  \
-    ompemu_trace(1, HSA_WHO, "%s lacks %s: the hsa plugin reports 0 devices",  \
-                 libname, #n);                                                 \
+    no_devices("HSA runtime too old", "%s lacks %s", libname, #n);             \
     return -1;                                                                 \
   }
   HSA_REQUIRED_FNS(RESOLVE_REQ)
@@ -55,12 +75,14 @@ static void teardown_locked(void) {
   for (int i = 0; i < hsa_st.ndev; i++) {
     hsa_agent_fini(&hsa_st.dev[i]);
     pthread_mutex_destroy(&hsa_st.dev[i].lock);
+    pthread_mutex_destroy(&hsa_st.dev[i].fptr_lock);
   }
   free(hsa_st.dev);
   hsa_st.dev = NULL;
   hsa_st.ndev = 0;
-  if (hsa_st.usable)
-    H.hsa_shut_down();
+  hsa_status_t st;
+  if (hsa_st.usable && (st = H.hsa_shut_down()) != HSA_STATUS_SUCCESS)
+    hsa_fail("hsa_shut_down", st, "releasing the HSA runtime");
   hsa_st.usable = 0;
   if (hsa_st.lib)
     dlclose(hsa_st.lib);
@@ -83,16 +105,21 @@ int hsa_rt_init(void) {
   hsa_st.lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
   if (!hsa_st.lib) {
     const char *why = dlerror();
-    ompemu_trace(1, HSA_WHO, "no HSA runtime (%s): 0 devices",
-                 why ? why : name);
+    no_devices("HSA runtime not found", "dlopen %s: %s", name,
+               why ? why : "failed");
     goto fail;
   }
   if (resolve(hsa_st.lib, name) != 0)
     goto fail;
   hsa_status_t st = H.hsa_init();
   if (st != HSA_STATUS_SUCCESS) {
-    ompemu_trace(1, HSA_WHO, "hsa_init failed (status 0x%x: %s): 0 devices",
-                 (unsigned)st, hsa_status_text(st));
+    /* ROCm's runtime fails with HSA_STATUS_ERROR_OUT_OF_RESOURCES when the
+     * amdgpu kernel driver is not there: say that, not the status. */
+    no_devices(access("/dev/kfd", F_OK) != 0
+                   ? "no amdgpu kernel driver: /dev/kfd is absent"
+                   : "the HSA runtime did not start",
+               "hsa_init() returned 0x%x (%s)", (unsigned)st,
+               hsa_status_text(st));
     goto fail;
   }
   hsa_st.usable = 1;
@@ -128,15 +155,15 @@ struct hsa_device *hsa_dev_get(int32_t id, const char *what) {
   return &hsa_st.dev[id];
 }
 
-/* Device ID, initialised on first use. */
+/* Device ID, initialised on first use (hsa_agent_init takes no lock while
+ * it calls HSA; a thread that loses the race gives its queue back). */
 struct hsa_device *hsa_dev_ready(int32_t id, const char *what) {
   struct hsa_device *d = hsa_dev_get(id, what);
   if (!d)
     return NULL;
-  pthread_mutex_lock(&d->lock);
-  int rc = d->initialized ? 0 : hsa_agent_init(d);
-  pthread_mutex_unlock(&d->lock);
-  return rc == 0 ? d : NULL;
+  if (__atomic_load_n(&d->initialized, __ATOMIC_ACQUIRE))
+    return d;
+  return hsa_agent_init(d) == 0 ? d : NULL;
 }
 
 OMPEMU_HSA_EXPORT int32_t __tgt_rtl_number_of_devices(void) {

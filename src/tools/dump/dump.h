@@ -5,6 +5,7 @@
 #ifndef OMPEMU_DUMP_H
 #define OMPEMU_DUMP_H
 
+#include <gelf.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,6 +27,24 @@ struct dump_entry {
   uint64_t size;
   int32_t flags, reserved;
   int exported;         /* device: 1/0 = dynsym defines name; -1 n/a */
+  int format;           /* 32 (__tgt_offload_entry) or 56 (llvm_offload_entries) */
+  uint64_t data;        /* requires bits (56: Data; 32: reserved) */
+  uint16_t version;     /* 56: Version; 32: 0 */
+  uint16_t okind;       /* 56: Kind (1 OpenMP); 32: 1 */
+};
+
+/* The container a device image came in (OffloadBinary, clang 16+). */
+struct dump_container {
+  int present;          /* 0: a raw ELF with no container around it */
+  int around;           /* 1: ImageStart points INTO the container
+                           (clang 19/22); 0: at it (clang 16) */
+  uint64_t addr;        /* the container's address in the file */
+  uint32_t version;
+  uint64_t size;
+  uint16_t image_kind, offload_kind;
+  uint32_t flags;
+  char *triple, *arch;  /* NULL when absent */
+  uint64_t code_offset, code_size; /* the image inside */
 };
 
 /* One device image: a bare file or an embedded one. */
@@ -33,7 +52,10 @@ struct dump_devimage {
   int is_elf;
   int elf_class;        /* 32 / 64 */
   unsigned machine, type;
-  int has_entries;      /* has an omp_offloading_entries section */
+  int has_entries;      /* has an omp_offloading_entries or
+                           llvm_offload_entries section */
+  const char *entries_section; /* which one */
+  int entries_format;   /* 32 or 56 */
   const char *skipped;  /* why its entries were not read (not an error) */
   struct dump_entry *entries;
   size_t nentries;
@@ -41,11 +63,14 @@ struct dump_devimage {
   size_t nneeded;
   char **undef;         /* undefined dynamic symbols ("name" or "name (weak)") */
   size_t nundef;
+  char **defined;       /* defined dynamic symbols, sorted (for dlsym) */
+  size_t ndefined;
   struct dump_notes notes;
 };
 
 struct dump_image {
   uint64_t start, end;
+  struct dump_container container;
   char *arch;           /* from the image info, or NULL */
   int has_info;
   uint64_t entries_begin, entries_end;
@@ -63,6 +88,7 @@ struct dump_desc {
   size_t nimages;
   struct dump_entry *host;
   size_t nhost;
+  int host_format;      /* 32 or 56 */
 };
 
 struct dump_report {
@@ -72,7 +98,9 @@ struct dump_report {
   unsigned machine, type;
   struct dump_desc *descs;
   size_t ndescs;
-  int entries_section;  /* host file has omp_offloading_entries */
+  int entries_section;  /* host file has an entries section */
+  const char *entries_name; /* omp_offloading_entries / llvm_offload_entries */
+  int entries_format;   /* 32 or 56 */
   uint64_t sec_begin, sec_end;
   struct dump_devimage bare; /* when kind is "device image" */
   int has_bare;
@@ -89,8 +117,29 @@ void dump_devimage_view(struct ev *v, struct dump_devimage *out);
 struct dump_entry *dump_read_entries(struct ev *v, uint64_t vaddr,
                                      size_t count, int device,
                                      struct dump_notes *notes);
+/* devimage.c: the same for entries of FORMAT (32 or 56 bytes). */
+struct dump_entry *dump_read_entries_fmt(struct ev *v, uint64_t vaddr,
+                                         size_t count, int format,
+                                         int device, struct dump_notes *notes);
+/* devimage.c: the layout (32 or 56) and entry count of the table of BYTES
+ * bytes at VADDR, from its contents (src/runtime/entry_table.c's rule);
+ * a table that fits neither is noted and read as 32-byte entries. */
+int dump_entries_layout(struct ev *v, uint64_t vaddr, uint64_t bytes,
+                        size_t *count, struct dump_notes *notes);
+/* devimage.c: the entries section of V (either name), 1 if found. */
+int dump_entries_section(struct ev *v, GElf_Shdr *sh, const char **name);
+/* devimage.c: describe the container around or at image IM of V. */
+void dump_container_of(struct ev *v, struct dump_image *im,
+                       const void *bytes, size_t len);
+void dump_free_container(struct dump_container *c);
 void dump_free_entries(struct dump_entry *e, size_t n);
 void dump_free_devimage(struct dump_devimage *d);
+/* devimage.c: does image D's .dynsym define NAME (would dlsym find it)? */
+int dump_devimage_defines(const struct dump_devimage *d, const char *name);
+
+/* needs.c: --needs and --defines (lines for ompemu-run). */
+int dump_needs(struct ev *v, struct dump_report *rep);
+int dump_defines(struct ev *v);
 
 /* output.c */
 const char *dump_entry_kind(const struct dump_entry *e);

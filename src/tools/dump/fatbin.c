@@ -1,9 +1,11 @@
 /* ompemu-dump: the registration data of a fat executable or shared library
- * (ABI-llvm14.md 4.1): the descriptor(s), found by the symbol
+ * (docs/abi-clang14.md 4.1): the descriptor(s), found by the symbol
  * .omp_offloading.descriptor or, in a stripped file, by scanning data for a
- * __tgt_bin_desc whose host-entry bounds are the omp_offloading_entries
- * section; each image with its __tgt_image_info when ompemu-wrap made it;
- * the host entries.  Pointers are read after dynamic relocation. */
+ * __tgt_bin_desc whose host-entry bounds are the entries section
+ * (omp_offloading_entries, or llvm_offload_entries for clang 22 and
+ * flang 22); each image with its __tgt_image_info when ompemu-wrap made it
+ * and its OffloadBinary container (clang 16+); the host entries, 32 or 56
+ * bytes each.  Pointers are read after dynamic relocation. */
 #include "config.h"
 
 #include "dump.h"
@@ -95,11 +97,10 @@ static int read_desc(struct ev *v, struct dump_desc *d,
               (unsigned long)d->host_end, (unsigned long)d->host_begin);
   else {
     uint64_t bytes = d->host_end - d->host_begin;
-    if (bytes % sizeof(__tgt_offload_entry))
-      dump_note(notes, "host entries span %lu bytes, not a multiple of 32",
-                (unsigned long)bytes);
-    d->nhost = bytes / sizeof(__tgt_offload_entry);
-    d->host = dump_read_entries(v, d->host_begin, d->nhost, 0, notes);
+    d->host_format =
+        dump_entries_layout(v, d->host_begin, bytes, &d->nhost, notes);
+    d->host = dump_read_entries_fmt(v, d->host_begin, d->nhost,
+                                    d->host_format, 0, notes);
     if (!d->host)
       d->nhost = 0;
   }
@@ -130,11 +131,13 @@ static int read_desc(struct ev *v, struct dump_desc *d,
     void *bytes = malloc(size ? size : 1);
     if (!bytes)
       continue;
-    if (ev_read(v, im->start, bytes, size) != 0)
+    if (ev_read(v, im->start, bytes, size) != 0) {
       dump_note(notes, "image %zu: bytes 0x%016lx..0x%016lx are not in the "
                 "file", i, (unsigned long)im->start, (unsigned long)im->end);
-    else
+    } else {
       dump_devimage(bytes, size, &im->dev);
+      dump_container_of(v, im, bytes, size);
+    }
     free(bytes);
   }
   read_infos(v, d);
@@ -192,23 +195,38 @@ static void scan_descs(struct ev *v, struct dump_report *rep, uint64_t begin,
 int dump_fatbin(struct ev *v, struct dump_report *rep) {
   GElf_Shdr sh;
   GElf_Sym s;
-  if (ev_section(v, "omp_offloading_entries", &sh)) {
+  const char *secname;
+  if (dump_entries_section(v, &sh, &secname)) {
     if (!ev_mapped(v, sh.sh_addr, sh.sh_size) ||
         (sh.sh_type != SHT_NOBITS && !ev_section_bytes(v, &sh)))
-      dump_note(&rep->notes, "omp_offloading_entries (0x%016lx, %lu bytes) "
-                "lies outside the file's contents",
+      dump_note(&rep->notes, "%s (0x%016lx, %lu bytes) "
+                "lies outside the file's contents", secname,
                 (unsigned long)sh.sh_addr, (unsigned long)sh.sh_size);
     else {
       rep->entries_section = 1;
+      rep->entries_name = secname;
       rep->sec_begin = sh.sh_addr;
       rep->sec_end = sh.sh_addr + sh.sh_size;
     }
   } else if (ev_symbol(v, "__start_omp_offloading_entries", &s)) {
     rep->entries_section = 1;
+    rep->entries_name = "omp_offloading_entries";
     rep->sec_begin = s.st_value;
     rep->sec_end = ev_symbol(v, "__stop_omp_offloading_entries", &s)
                        ? s.st_value
                        : rep->sec_begin;
+  } else if (ev_symbol(v, "__start_llvm_offload_entries", &s)) {
+    rep->entries_section = 1;
+    rep->entries_name = "llvm_offload_entries";
+    rep->sec_begin = s.st_value;
+    rep->sec_end = ev_symbol(v, "__stop_llvm_offload_entries", &s)
+                       ? s.st_value
+                       : rep->sec_begin;
+  }
+  if (rep->entries_section) {
+    size_t count;
+    rep->entries_format = dump_entries_layout(
+        v, rep->sec_begin, rep->sec_end - rep->sec_begin, &count, &rep->notes);
   }
   for (size_t i = 1; i < v->symtab.count; i++) {
     const char *n = ev_symname(v, &v->symtab, i, &s);
@@ -224,8 +242,9 @@ int dump_fatbin(struct ev *v, struct dump_report *rep) {
         !d->host_begin_sym &&
         (d->host_begin != rep->sec_begin || d->host_end != rep->sec_end))
       dump_note(&rep->notes, "descriptor %zu's host entries 0x%016lx..0x%016lx "
-                "differ from the omp_offloading_entries section", i,
-                (unsigned long)d->host_begin, (unsigned long)d->host_end);
+                "differ from the %s section", i,
+                (unsigned long)d->host_begin, (unsigned long)d->host_end,
+                rep->entries_name);
   }
   return rep->ndescs ? 0 : -1;
 }

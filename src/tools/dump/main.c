@@ -1,7 +1,8 @@
 /* ompemu-dump: command line, file reading, and the choice between a fat
  * binary (has a descriptor) and a bare device image (has only its own
- * omp_offloading_entries).  Exit status: 0 read completely, 1 cannot read
- * the file at all, 2 read in part (the notes say what was not understood). */
+ * entries table); --needs / --defines print lines for ompemu-run instead.
+ * Exit status: 0 read completely, 1 cannot read the file at all, 2 read in
+ * part (the notes say what was not understood). */
 #include "config.h"
 
 #include "../common/readfile.h"
@@ -20,14 +21,22 @@ static void help(void) {
       "\n"
       "SYNOPSIS\n"
       "  ompemu-dump [--json] FILE\n"
+      "  ompemu-dump --needs FILE\n"
+      "  ompemu-dump --defines FILE\n"
       "\n"
       "DESCRIPTION\n"
-      "  For an executable or shared library built with clang 14 offloading or\n"
-      "  linked with an ompemu-wrap object: each descriptor (by the symbol\n"
-      "  .omp_offloading.descriptor, or by scanning data for a __tgt_bin_desc\n"
-      "  whose host entries are the omp_offloading_entries section), its host\n"
-      "  entries (name, kind, flags as words LINK/CTOR/DTOR/FPTR, size,\n"
-      "  address), and each image: arch (from ompemu-wrap's image info), size,\n"
+      "  For an executable or shared library built with offloading by clang\n"
+      "  14, 16, 19 or 22 or flang 22, or linked with an ompemu-wrap object:\n"
+      "  each descriptor (by the symbol .omp_offloading.descriptor, or by\n"
+      "  scanning data for a __tgt_bin_desc whose host entries are the entries\n"
+      "  section), its host entries (32-byte omp_offloading_entries of clang\n"
+      "  14-19, or 56-byte llvm_offload_entries of clang 22 and flang 22: name,\n"
+      "  kind (kernel, variable, link, ctor, dtor, indirect function, vtable,\n"
+      "  requires with its clauses), flags as words LINK/CTOR/DTOR/FPTR/\n"
+      "  REQUIRES/VTABLE, size, address), and each image: how it is stored\n"
+      "  (raw ELF; an OffloadBinary container, clang 16; raw ELF inside one,\n"
+      "  clang 19+, with the container's version, kinds, triple and arch),\n"
+      "  arch (from ompemu-wrap's image info), size,\n"
       "  ELF machine and type, its own device entries (marked when .dynsym\n"
       "  lacks the name, as a by-name lookup would), the libraries it needs\n"
       "  and the symbols it leaves undefined for the device runtime, and how\n"
@@ -43,6 +52,14 @@ static void help(void) {
       "\n"
       "OPTIONS\n"
       "  --json      one JSON object instead of text\n"
+      "  --needs     one line per fact the dynamic loader will use, for\n"
+      "              scripts (ompemu-run): interp, needed, rpath, runpath,\n"
+      "              flags, and \"undef NAME VERSION LIBRARY strong|weak\" for\n"
+      "              each undefined dynamic symbol (\"-\" = none); then the\n"
+      "              same for each embedded device image, prefixed \"image N\"\n"
+      "              (with \"image N format elf|offload-binary\", or\n"
+      "              \"image N error REASON\")\n"
+      "  --defines   \"def NAME VERSION\" for each dynamic symbol FILE defines\n"
       "  --help      show this text\n"
       "  --version   show the version\n"
       "\n"
@@ -58,6 +75,7 @@ static void free_report(struct dump_report *r) {
     dump_free_entries(d->host, d->nhost);
     for (size_t i = 0; i < d->nimages; i++) {
       free(d->images[i].arch);
+      dump_free_container(&d->images[i].container);
       dump_free_devimage(&d->images[i].dev);
     }
     free(d->images);
@@ -83,10 +101,14 @@ static int partial(const struct dump_report *r) {
 
 int main(int argc, char **argv) {
   const char *file = NULL;
-  int json = 0;
+  int json = 0, needs = 0, defines = 0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--json"))
       json = 1;
+    else if (!strcmp(argv[i], "--needs"))
+      needs = 1;
+    else if (!strcmp(argv[i], "--defines"))
+      defines = 1;
     else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
       help();
       return 0;
@@ -109,6 +131,11 @@ int main(int argc, char **argv) {
     fprintf(stderr, "ompemu-dump: error: no FILE (see ompemu-dump --help)\n");
     return 1;
   }
+  if (json + needs + defines > 1) {
+    fprintf(stderr, "ompemu-dump: error: --json, --needs and --defines "
+            "exclude each other\n");
+    return 1;
+  }
 
   unsigned char *buf;
   size_t len;
@@ -129,6 +156,19 @@ int main(int argc, char **argv) {
   rep.is_elf = 1;
   rep.machine = v.eh.e_machine;
   rep.type = v.eh.e_type;
+  if (defines || needs) {
+    int rc = 0;
+    if (defines)
+      rc = dump_defines(&v);
+    else {
+      if (v.eh.e_type != ET_REL)
+        dump_fatbin(&v, &rep); /* the images, if any */
+      rc = dump_needs(&v, &rep);
+    }
+    ev_close(&v);
+    free_report(&rep);
+    return rc ? 2 : 0;
+  }
 
   if (v.eh.e_type == ET_REL) {
     /* A wrapper object (its descriptor), or a host/device object with
@@ -146,7 +186,8 @@ int main(int argc, char **argv) {
     rep.kind = v.eh.e_type == ET_EXEC ? "fat executable" : "fat binary";
   } else {
     GElf_Shdr sh;
-    if (ev_section(&v, "omp_offloading_entries", &sh) || v.dynsym.count) {
+    const char *secname;
+    if (dump_entries_section(&v, &sh, &secname) || v.dynsym.count) {
       rep.kind = "device image";
       rep.has_bare = 1;
       rep.entries_section = 0;
@@ -156,7 +197,7 @@ int main(int argc, char **argv) {
     } else {
       rep.kind = "ELF file without offload data";
       dump_note(&rep.notes, "no descriptor and no omp_offloading_entries "
-                "section found");
+                "or llvm_offload_entries section found");
     }
   }
   if (rep.has_bare && !rep.bare.has_entries) {
@@ -165,7 +206,7 @@ int main(int argc, char **argv) {
     memset(&rep.bare, 0, sizeof(rep.bare));
     rep.has_bare = 0;
     dump_note(&rep.notes, "no descriptor and no omp_offloading_entries "
-              "section found");
+              "or llvm_offload_entries section found");
   }
   if (json)
     dump_print_json(&rep);

@@ -3,6 +3,8 @@
 #include "config.h"
 
 #include "dump.h"
+#include "entry_table.h"
+#include "image_format.h"
 
 #include <elf.h>
 #include <stdio.h>
@@ -12,16 +14,44 @@
 
 #define P(x) ((unsigned long)(x))
 
+/* The runtime's classification (src/runtime/entry_table.c), in the
+ * words ompemu-dump has always printed. */
 const char *dump_entry_kind(const struct dump_entry *e) {
-  if (e->flags & OMP_DECLARE_TARGET_CTOR)
-    return "ctor";
-  if (e->flags & OMP_DECLARE_TARGET_DTOR)
-    return "dtor";
-  if (e->flags & OMP_DECLARE_TARGET_LINK)
-    return "link";
-  if (e->flags & OMP_DECLARE_TARGET_FPTR)
-    return "indirect function";
-  return e->size == 0 ? "kernel" : "variable";
+  if (e->format == 56 && e->okind != 1)
+    return "other offload kind";
+  switch (rt_entry_classify((uint32_t)e->flags, e->size)) {
+  case RT_ENTRY_KERNEL: return "kernel";
+  case RT_ENTRY_GLOBAL: return "variable";
+  case RT_ENTRY_LINK: return "link";
+  case RT_ENTRY_CTOR: return "ctor";
+  case RT_ENTRY_DTOR: return "dtor";
+  case RT_ENTRY_INDIRECT: return "indirect function";
+  case RT_ENTRY_VTABLE: return "vtable";
+  case RT_ENTRY_REQUIRES: return "requires";
+  case RT_ENTRY_OTHER: break;
+  }
+  return "other offload kind";
+}
+
+/* The requires clauses in BITS, as words, into BUF. */
+static const char *requires_words(uint64_t bits, char *buf, size_t len) {
+  static const struct {
+    uint64_t bit;
+    const char *name;
+  } words[] = {{OMP_REQ_NONE, "none"},
+               {OMP_REQ_REVERSE_OFFLOAD, "reverse_offload"},
+               {OMP_REQ_UNIFIED_ADDRESS, "unified_address"},
+               {OMP_REQ_UNIFIED_SHARED_MEMORY, "unified_shared_memory"},
+               {OMP_REQ_DYNAMIC_ALLOCATORS, "dynamic_allocators"}};
+  size_t used = 0;
+  buf[0] = '\0';
+  for (size_t i = 0; i < sizeof words / sizeof words[0] && used < len; i++)
+    if (bits & words[i].bit)
+      used += (size_t)snprintf(buf + used, len - used, "%s%s",
+                               used ? "|" : "", words[i].name);
+  if (!used)
+    snprintf(buf, len, "-");
+  return buf;
 }
 
 /* Flags as words ("LINK|CTOR", "none", unknown bits in hex) into BUF. */
@@ -32,7 +62,9 @@ static const char *flag_words(int32_t flags, char *buf, size_t len) {
   } words[] = {{OMP_DECLARE_TARGET_LINK, "LINK"},
                {OMP_DECLARE_TARGET_CTOR, "CTOR"},
                {OMP_DECLARE_TARGET_DTOR, "DTOR"},
-               {OMP_DECLARE_TARGET_FPTR, "FPTR"}};
+               {OMP_DECLARE_TARGET_FPTR, "FPTR"},
+               {RT_ENTRY_FLAG_REQUIRES, "REQUIRES"},
+               {RT_ENTRY_FLAG_VTABLE, "VTABLE"}};
   size_t used = 0;
   buf[0] = '\0';
   uint32_t rest = (uint32_t)flags;
@@ -94,6 +126,27 @@ static int position_differs(const struct dump_desc *x, size_t i,
   return !hn || !dn || strcmp(hn, dn) != 0;
 }
 
+/* Why a host entry with no device entry of its name is fine, or not:
+ * ompemu looks every host name up in the image's .dynsym. */
+static const char *unpaired_why(const struct dump_entry *h,
+                                const struct dump_devimage *d) {
+  enum rt_entry_kind k = rt_entry_classify((uint32_t)h->flags, h->size);
+  if (k == RT_ENTRY_REQUIRES)
+    return " (a requires entry: no device symbol)";
+  if (!dump_devimage_defines(d, h->name))
+    return " and the image does not export it";
+  switch (k) {
+  case RT_ENTRY_LINK:
+    return " (a link reference pointer: the image exports it, filled by "
+           "mapping)";
+  case RT_ENTRY_VTABLE:
+    return " (a vtable: the device entry has the class's own name; the "
+           "image exports this name as a pointer)";
+  default:
+    return " (the image exports it: found by name in its .dynsym)";
+  }
+}
+
 /* ------------------------------------------------------------------ text */
 
 /* How the host entries of X pair with image D's entries, by name (ompemu)
@@ -116,8 +169,9 @@ static void text_pairing(const struct dump_desc *x,
     printf("; by position (LLVM 14) the same\n");
   for (size_t i = 0; i < x->nhost; i++) {
     if (by_name(&x->host[i], d) < 0)
-      printf("      host [%zu] %s: no device entry of that name\n", i,
-             x->host[i].name ? x->host[i].name : "?");
+      printf("      host [%zu] %s: no device entry of that name%s\n", i,
+             x->host[i].name ? x->host[i].name : "?",
+             unpaired_why(&x->host[i], d));
     if (position_differs(x, i, d))
       printf("      host [%zu] %s: LLVM 14 would pair it with device [%zu] "
              "%s\n", i, x->host[i].name ? x->host[i].name : "?", i,
@@ -129,10 +183,16 @@ static void text_pairing(const struct dump_desc *x,
 
 static void text_entries(const char *indent, const struct dump_entry *e,
                          size_t n, int device) {
-  char fw[64];
+  char fw[64], rw[96];
   for (size_t i = 0; i < n; i++) {
     printf("%s[%zu] %-18s %s\n", indent, i, dump_entry_kind(&e[i]),
-           e[i].name ? e[i].name : "(unreadable name)");
+           !e[i].name ? "(unreadable name)" : *e[i].name ? e[i].name
+                                                          : "(empty name)");
+    if (e[i].flags & RT_ENTRY_FLAG_REQUIRES)
+      printf("%s     requires %s (0x%lx)\n", indent,
+             requires_words(e[i].data, rw, sizeof rw), P(e[i].data));
+    if (e[i].format == 56 && e[i].okind != 1)
+      printf("%s     offload kind %u (not OpenMP)\n", indent, e[i].okind);
     printf("%s     flags %s (0x%x), size %lu, addr ", indent,
            flag_words(e[i].flags, fw, sizeof(fw)), (unsigned)e[i].flags,
            P(e[i].size));
@@ -152,6 +212,26 @@ static void text_notes(const char *indent, const struct dump_notes *n) {
     printf("%snote: %s\n", indent, n->msgs[i]);
 }
 
+/* How the image is stored: raw ELF, or an OffloadBinary container. */
+static void text_container(const char *indent, const struct dump_container *c) {
+  if (!c->present) {
+    printf("%sformat: raw ELF\n", indent);
+    return;
+  }
+  if (c->around)
+    printf("%sformat: raw ELF inside an OffloadBinary (clang 19+: the image "
+           "starts at offset 0x%lx of the container at 0x%016lx)\n",
+           indent, P(c->code_offset), P(c->addr));
+  else
+    printf("%sformat: OffloadBinary (clang 16), ELF at offset 0x%lx, %lu "
+           "bytes\n", indent, P(c->code_offset), P(c->code_size));
+  printf("%scontainer: version %u, %lu bytes, image kind %s, offload kind "
+         "%s, flags 0x%x, triple %s, arch \"%s\"\n",
+         indent, c->version, P(c->size), rt_image_kind_name(c->image_kind),
+         rt_offload_kind_name(c->offload_kind), c->flags,
+         c->triple ? c->triple : "(none)", c->arch ? c->arch : "(none)");
+}
+
 static void text_dev(const char *indent, const struct dump_devimage *d) {
   char in2[32];
   snprintf(in2, sizeof(in2), "%s  ", indent);
@@ -162,6 +242,8 @@ static void text_dev(const char *indent, const struct dump_devimage *d) {
   if (d->has_entries && d->skipped) {
     printf("%sdevice entries: not read (%s)\n", indent, d->skipped);
   } else if (d->has_entries) {
+    printf("%sentry table: %s, %d-byte entries\n", indent,
+           d->entries_section, d->entries_format);
     printf("%s%s (%zu):\n", indent,
            d->type == ET_REL ? "entries" : "device entries", d->nentries);
     text_entries(in2, d->entries, d->nentries, 1);
@@ -188,9 +270,10 @@ void dump_print_text(const struct dump_report *r) {
     printf("(a relocatable object: section N's offsets are shown as "
            "addresses N << 40 + offset)\n");
   if (r->entries_section)
-    printf("omp_offloading_entries: 0x%016lx..0x%016lx (%lu entries)\n",
-           P(r->sec_begin), P(r->sec_end),
-           P((r->sec_end - r->sec_begin) / sizeof(__tgt_offload_entry)));
+    printf("%s: 0x%016lx..0x%016lx (%lu entries of %d bytes)\n",
+           r->entries_name, P(r->sec_begin), P(r->sec_end),
+           P((r->sec_end - r->sec_begin) / (unsigned)r->entries_format),
+           r->entries_format);
   for (size_t k = 0; k < r->ndescs; k++) {
     const struct dump_desc *d = &r->descs[k];
     printf("descriptor %zu at 0x%016lx (found by %s): %d image(s) at "
@@ -212,6 +295,7 @@ void dump_print_text(const struct dump_report *r) {
              im->arch ? im->arch
                       : im->has_info ? "(none given)" : "(no image info)",
              P(im->end - im->start), P(im->start), P(im->end));
+      text_container("    ", &im->container);
       text_dev("    ", &im->dev);
       text_pairing(d, &im->dev);
     }
@@ -262,7 +346,8 @@ static void jentries(const struct dump_entry *e, size_t n, int device) {
     jstr(dump_entry_kind(&e[i]));
     printf(",\"flags\":%d,\"flag_words\":", e[i].flags);
     jstr(flag_words(e[i].flags, fw, sizeof(fw)));
-    printf(",\"size\":%lu,\"addr\":", P(e[i].size));
+    printf(",\"size\":%lu,\"format\":%d,\"data\":%lu,\"addr\":",
+           P(e[i].size), e[i].format, P(e[i].data));
     jaddr(e[i].addr);
     printf(",\"symbol\":");
     jstr(e[i].symbol);
@@ -275,6 +360,26 @@ static void jentries(const struct dump_entry *e, size_t n, int device) {
   putchar(']');
 }
 
+static void jcontainer(const struct dump_container *c) {
+  if (!c->present) {
+    fputs("null", stdout);
+    return;
+  }
+  printf("{\"around\":%s,\"addr\":", c->around ? "true" : "false");
+  jaddr(c->addr);
+  printf(",\"version\":%u,\"size\":%lu,\"image_kind\":", c->version,
+         P(c->size));
+  jstr(rt_image_kind_name(c->image_kind));
+  printf(",\"offload_kind\":");
+  jstr(rt_offload_kind_name(c->offload_kind));
+  printf(",\"flags\":%u,\"triple\":", c->flags);
+  jstr(c->triple);
+  printf(",\"arch\":");
+  jstr(c->arch);
+  printf(",\"image_offset\":%lu,\"image_size\":%lu}", P(c->code_offset),
+         P(c->code_size));
+}
+
 static void jdev(const struct dump_devimage *d) {
   printf("{\"is_elf\":%s", d->is_elf ? "true" : "false");
   if (d->is_elf) {
@@ -284,8 +389,10 @@ static void jdev(const struct dump_devimage *d) {
     printf(",\"type\":");
     jstr(dump_type_name(d->type));
   }
-  printf(",\"has_entries_section\":%s,\"entries_skipped\":",
+  printf(",\"has_entries_section\":%s,\"entries_section\":",
          d->has_entries ? "true" : "false");
+  jstr(d->entries_section);
+  printf(",\"entries_format\":%d,\"entries_skipped\":", d->entries_format);
   jstr(d->skipped);
   printf(",\"entries\":");
   jentries(d->entries, d->nentries, 1);
@@ -308,7 +415,9 @@ void dump_print_json(const struct dump_report *r) {
     jstr(dump_type_name(r->type));
   }
   if (r->entries_section) {
-    printf(",\"entries_section\":{\"begin\":");
+    printf(",\"entries_section\":{\"name\":");
+    jstr(r->entries_name);
+    printf(",\"format\":%d,\"begin\":", r->entries_format);
     jaddr(r->sec_begin);
     printf(",\"end\":");
     jaddr(r->sec_end);
@@ -331,7 +440,8 @@ void dump_print_json(const struct dump_report *r) {
     jstr(d->host_begin_sym);
     printf(",\"host_entries_end_symbol\":");
     jstr(d->host_end_sym);
-    printf(",\"host_entries\":");
+    printf(",\"host_entries_format\":%d,\"host_entries\":",
+           d->host_format ? d->host_format : 32);
     jentries(d->host, d->nhost, 0);
     printf(",\"images\":[");
     for (size_t i = 0; i < d->nimages; i++) {
@@ -341,7 +451,9 @@ void dump_print_json(const struct dump_report *r) {
       printf(",\"has_image_info\":%s,\"start\":",
              im->has_info ? "true" : "false");
       jaddr(im->start);
-      printf(",\"size\":%lu,\"image\":", P(im->end - im->start));
+      printf(",\"size\":%lu,\"container\":", P(im->end - im->start));
+      jcontainer(&im->container);
+      printf(",\"image\":");
       jdev(&im->dev);
       if (im->dev.has_entries && !im->dev.skipped) {
         printf(",\"pairing\":{\"by_name\":[");

@@ -1,7 +1,7 @@
-/* ompemu-wrap's command line: clang-offload-wrapper's options as the seed
- * shows them (-o=FILE, --target=TRIPLE, --offload-arch=ARCH before each
- * image, --help, --version), in both the "=" and the separate-argument
- * spelling, plus --allow-non-elf. */
+/* ompemu-wrap's command line: clang-offload-wrapper's options as
+ * docs/offload-wrapper.md shows them (-o=FILE, --target=TRIPLE,
+ * --offload-arch=ARCH before each image, --help, --version), in both the
+ * "=" and the separate-argument spelling, plus --allow-non-elf. */
 #include "config.h"
 
 #include "wrap.h"

@@ -1,5 +1,5 @@
-/* The wrapper object's layout (seed ClangOffloadWrapper.rst "Global
- * Variables", corrected by DESIGN.md contract 6): images in .rodata, the
+/* The wrapper object's layout (docs/offload-wrapper.md "Global
+ * Variables", corrected by docs/design.md contract 6): images in .rodata, the
  * image array, descriptor and image infos in .data.rel.ro, the arch strings
  * in .offload_arch_list, only the zero-sized dummy entry in
  * omp_offloading_entries, and the registration functions in .text.startup

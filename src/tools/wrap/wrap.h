@@ -1,6 +1,6 @@
 /* ompemu-wrap: what the command line asks for, and the steps that turn
- * device images into a host relocatable object (seed
- * ClangOffloadWrapper.rst, DESIGN.md contract 6). */
+ * device images into a host relocatable object
+ * (docs/offload-wrapper.md, docs/design.md contract 6). */
 #ifndef OMPEMU_WRAP_H
 #define OMPEMU_WRAP_H
 

@@ -1,5 +1,5 @@
-/* Descriptor mapping, hand-lowered (issue 7; seed
- * OpenMP-descriptor-management.md): a gfortran CFI_cdesc_t of rank 1, 2
+/* Descriptor mapping, hand-lowered (issue 7;
+ * docs/descriptor-mapping.md): a gfortran CFI_cdesc_t of rank 1, 2
  * and 3, with and without a second pointer member standing for the
  * addendum, mapped parent-first and member-first through
  * __tgt_target_data_begin_mapper / __tgt_target_mapper /
@@ -39,7 +39,7 @@ static char where[96];
   } while (0)
 
 static int is_device(long p) { /* the emu devices' data ranges */
-  return (unsigned long)p >= 0x200000000000UL && (unsigned long)p < 0x300000000000UL;
+  return (unsigned long)p >= 0x550000000000UL && (unsigned long)p < 0x554000000000UL;
 }
 
 struct list {

@@ -1,8 +1,8 @@
-/* Device half of the declare-target-indirect tests, lowered by hand as the
- * seed's "Sample implementation" describes: the weak table globals that the
- * plugin fills in, and kernels whose indirect calls go through
- * __kmpc_target_translate_fptr.  Built with `cc -shared -fPIC`.  KP is the
- * kernel name prefix (one per library). */
+/* Device half of the declare-target-indirect tests, lowered by hand as
+ * docs/indirect-functions.md ("Sample implementation") describes: the weak
+ * table globals that the plugin fills in, and kernels whose indirect calls
+ * go through __kmpc_target_translate_fptr.  Built with `cc -shared -fPIC`.
+ * KP is the kernel name prefix (one per library). */
 #include <ompemu/abi.h>
 #include <pthread.h>
 #include <stdint.h>

@@ -22,12 +22,13 @@
 #include <string.h>
 
 #ifndef DATA_BASE
-#define DATA_BASE 0x200000000000ULL
+#define DATA_BASE 0x550000000000ULL
 #endif
 #ifndef STRIDE
-#define STRIDE 0x010000000000ULL
+#define STRIDE 0x000400000000ULL
 #endif
-#define CODE_BASE 0x300000000000ULL
+#define CODE_BASE 0x554000000000ULL
+#define CODE_STRIDE 0x000020000000ULL
 
 extern int (*const f_table[])(int);
 extern const long f_count;
@@ -57,7 +58,9 @@ static int in_device_code(void *p, int dev) {
   (void)dev;
   return dladdr(p, &i) && i.dli_fname && strstr(i.dli_fname, CODE_FILE);
 #else
-  return in_range((uintptr_t)p, CODE_BASE, dev);
+  uintptr_t x = (uintptr_t)p;
+  return x >= CODE_BASE + dev * CODE_STRIDE &&
+         x < CODE_BASE + (dev + 1) * CODE_STRIDE;
 #endif
 }
 

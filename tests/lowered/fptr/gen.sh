@@ -1,6 +1,6 @@
 #!/bin/sh
 # Generate the function set of one declare-target-indirect test, lowered the
-# way the seed (declare_target_indirect.md, "Sample implementation") says a
+# way docs/indirect-functions.md ("Sample implementation") says a
 # front end would: the same functions for host and device, FPTR (0x08)
 # offload entries on both sides, in the order ORDER.
 #   gen.sh N PREFIX ORDER OUTDIR

@@ -1,0 +1,504 @@
+/* Device memory arena (see arena.h): a fixed reserved range per device and
+ * purpose, an address-ordered first-fit allocator over it, poisoning
+ * (eager, or lazy for data), the check-mode layout with guard pages, and
+ * the quarantine of freed blocks (check mode, or OMPEMU_QUARANTINE=1).
+ *
+ * Data structures (arena_index.h), all protected by emu_arena.lock:
+ *  - BYSTART: hash of live blocks by extent start (the block's start but
+ *    in check mode): a copy to a mapped variable (the usual case) is
+ *    checked with one probe.
+ *  - STARTS: a two-level bitmap of the extent starts of live blocks: the
+ *    block holding an interior pointer is the highest start below it, a
+ *    few word operations away whatever the number of blocks.
+ *  - FREE: treap of free extents by address, coalesced on free, with the
+ *    largest extent of each subtree: the lowest extent that fits is found
+ *    in O(log n), so the same requests always give the same addresses.
+ *  - COOL: FIFO of freed blocks held back from reuse (the reuse delay).
+ *  - QUAR / QTREE: FIFO and treap of quarantined (PROT_NONE) blocks; they
+ *    return to FREE when an allocation would otherwise fail.
+ *  - PENDING: list of live blocks whose poison is still owed (lazy).
+ *  - STALE: treap of freed ranges whose poison is still owed (lazy).
+ * Poison writing and the system calls happen under the lock, so a copy
+ * never races with a fill of the same block. */
+#include "config.h"
+#include "arena.h"
+#include "arena_internal.h"
+#include "envvar.h"
+#include "trace.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+
+static size_t round_up(size_t x, size_t al) {
+  return (x + al - 1) / al * al;
+}
+
+/* Freed memory is off limits to ASan in data arenas only: the loader reads
+ * and checks the code arena's freed blocks itself. */
+static int lazy_asan(const struct emu_arena *a) {
+  return (a->flags & ARENA_LAZY) != 0;
+}
+
+/* The charge of a block of SIZE against the capacity. */
+static size_t charge_of(const struct emu_arena *a, size_t size) {
+  return round_up(size ? size : 1, a->align);
+}
+
+static void fifo_push(struct fifo *q, struct anode *n) {
+  n->next = NULL;
+  if (q->tail)
+    q->tail->next = n;
+  else
+    q->head = n;
+  q->tail = n;
+  q->n++;
+  q->bytes += n->len;
+}
+
+static struct anode *fifo_pop(struct fifo *q) {
+  struct anode *n = q->head;
+  if (!n)
+    return NULL;
+  q->head = n->next;
+  if (!q->head)
+    q->tail = NULL;
+  q->n--;
+  q->bytes -= n->len;
+  return n;
+}
+
+/* ------------------------------------------------------------- stale */
+
+static int stale_add(struct emu_arena *a, uintptr_t p, size_t len) {
+  struct anode *s = apool_get(&a->pool);
+  if (!s) {
+    arena_fill(a, p, len, 1); /* no memory to remember it: pay now */
+    return 0;
+  }
+  s->key = p;
+  s->len = len;
+  atree_insert(&a->stale, s);
+  atomic_store_explicit(&a->owed, 1, memory_order_relaxed);
+  return 0;
+}
+
+/* [P, P+LEN) is being allocated: whatever it needs now is the new block's
+ * poison, so cut it out of STALE. */
+static void stale_cut(struct emu_arena *a, uintptr_t p, size_t len) {
+  uintptr_t e = p + len;
+  struct anode *s = atree_floor(a->stale, p);
+  if (!s || s->key + s->len <= p)
+    s = atree_ceil(a->stale, p);
+  while (s && s->key < e) {
+    uintptr_t sk = s->key, se = s->key + s->len;
+    atree_remove(&a->stale, sk);
+    if (sk < p) {
+      s->len = p - sk;
+      atree_insert(&a->stale, s);
+      s = NULL;
+    }
+    if (se > e) {
+      struct anode *r = s ? s : apool_get(&a->pool);
+      s = NULL;
+      if (r) {
+        r->key = e;
+        r->len = se - e;
+        atree_insert(&a->stale, r);
+      } else {
+        arena_fill(a, e, se - e, 1);
+      }
+    }
+    if (s)
+      apool_put(&a->pool, s);
+    s = atree_ceil(a->stale, se);
+  }
+}
+
+/* ------------------------------------------------------- free extents */
+
+/* Put N's extent back into FREE, merging with its neighbours (N goes back
+ * to the pool if merged).  Caller holds the lock. */
+static void free_insert(struct emu_arena *a, struct anode *n) {
+  uintptr_t key = n->key;
+  size_t len = n->len;
+  struct anode *succ = atree_ceil(a->free, key + len);
+  if (succ && succ->key == key + len) {
+    atree_remove(&a->free, succ->key);
+    len += succ->len;
+    apool_put(&a->pool, succ);
+  }
+  struct anode *pred = atree_floor(a->free, key);
+  if (pred && pred->key + pred->len == key) {
+    pred->len += len;
+    atree_update_path(a->free, pred->key);
+    apool_put(&a->pool, n);
+    return;
+  }
+  memset(n, 0, sizeof *n);
+  n->key = key;
+  n->len = len;
+  atree_insert(&a->free, n);
+}
+
+/* Give the oldest quarantined block back to FREE.  0 if one was. */
+static int quar_release_one(struct emu_arena *a) {
+  struct anode *n = fifo_pop(&a->quar);
+  if (!n)
+    return -1;
+  atree_remove(&a->qtree, n->key);
+  if (!arena_is_check(a)) {
+    /* OMPEMU_QUARANTINE: the pages come back readable, poisoned. */
+    mprotect((void *)n->key, n->len, PROT_READ | PROT_WRITE);
+    if (a->flags & ARENA_LAZY)
+      stale_add(a, n->key, n->len);
+    else
+      arena_fill(a, n->key, n->len, lazy_asan(a));
+  }
+  /* Check mode: the pages stay PROT_NONE and empty until allocated. */
+  free_insert(a, n);
+  return 0;
+}
+
+/* Give the oldest cooling block back to FREE.  0 if one was. */
+static int cool_release_one(struct emu_arena *a) {
+  struct anode *n = fifo_pop(&a->cool);
+  if (!n)
+    return -1;
+  free_insert(a, n);
+  return 0;
+}
+
+/* Hold the freed extent N back (or give it back at once without a delay),
+ * then end the delay of the blocks that have waited long enough. */
+static void cool_insert(struct emu_arena *a, struct anode *n) {
+  if (!a->cool_max_blocks || n->len > a->cool_max_bytes) {
+    free_insert(a, n);
+    return;
+  }
+  fifo_push(&a->cool, n);
+  while (a->cool.n > a->cool_max_blocks || a->cool.bytes > a->cool_max_bytes)
+    cool_release_one(a);
+}
+
+/* ------------------------------------------------------------ create */
+
+/* 1 if no mapping of /proc/self/maps overlaps [LO, HI); else 0 with the
+ * first overlapping mapping in *OLO, *OHI. */
+static int range_is_free(uintptr_t lo, uintptr_t hi, uintptr_t *olo,
+                         uintptr_t *ohi) {
+  *olo = *ohi = 0;
+  FILE *f = fopen("/proc/self/maps", "r");
+  if (!f)
+    return 0;
+  char line[512];
+  int free_ = 1;
+  while (fgets(line, sizeof line, f)) {
+    unsigned long a, b;
+    if (sscanf(line, "%lx-%lx", &a, &b) == 2 && a < hi && b > lo) {
+      *olo = a;
+      *ohi = b;
+      free_ = 0;
+      break;
+    }
+  }
+  fclose(f);
+  return free_;
+}
+
+/* Reserve [BASE, BASE+SPAN) with PROT; 0 or -1 with a message. */
+static int reserve(const char *what, int dev, uintptr_t base, size_t span,
+                   int prot) {
+  int fl = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
+  void *m = mmap((void *)base, span, prot, fl | MAP_FIXED_NOREPLACE, -1, 0);
+  if (m == MAP_FAILED) {
+    int e = errno;
+    ompemu_error("emu", "device %d: cannot reserve the %s range [" OMPEMU_PTR
+                 ", " OMPEMU_PTR "): %s%s", dev, what, OMPEMU_P(base),
+                 OMPEMU_P(base + span), strerror(e),
+                 e == EEXIST ? " (something else is mapped there)" : "");
+    return -1;
+  }
+  if ((uintptr_t)m == base)
+    return 0;
+  /* A kernel (or valgrind) without MAP_FIXED_NOREPLACE took the address
+   * as a hint.  Check in /proc/self/maps that the range is free and take
+   * it with MAP_FIXED; the base never changes. */
+  munmap(m, span);
+  m = MAP_FAILED;
+  uintptr_t lo, hi;
+  if (range_is_free(base, base + span, &lo, &hi))
+    m = mmap((void *)base, span, prot, fl | MAP_FIXED, -1, 0);
+  if (m == (void *)base)
+    return 0;
+  if (m != MAP_FAILED)
+    munmap(m, span);
+  ompemu_error("emu", "device %d: cannot reserve the %s range [" OMPEMU_PTR
+               ", " OMPEMU_PTR "): the kernel offered another address and "
+               "[" OMPEMU_PTR ", " OMPEMU_PTR ") is mapped there", dev, what,
+               OMPEMU_P(base), OMPEMU_P(base + span), OMPEMU_P(lo),
+               OMPEMU_P(hi));
+  return -1;
+}
+
+struct emu_arena *arena_create(const char *what, int dev, uintptr_t base,
+                               size_t capacity, size_t align) {
+  return arena_create_ex(what, dev, base, capacity, align, 0, capacity);
+}
+
+struct emu_arena *arena_create_ex(const char *what, int dev, uintptr_t base,
+                                  size_t capacity, size_t align,
+                                  unsigned flags, size_t span) {
+  if (flags & ARENA_CHECK)
+    flags |= ARENA_LAZY;
+  if (align == 0 || (align & (align - 1)) || capacity == 0 ||
+      span < capacity || span % PAGE || base % PAGE) {
+    ompemu_error("emu", "device %d: bad %s arena parameters (base " OMPEMU_PTR
+                 ", capacity %zu, span %zu, align %zu)", dev, what,
+                 OMPEMU_P(base), capacity, span, align);
+    return NULL;
+  }
+  struct emu_arena *a = calloc(1, sizeof *a);
+  if (!a) {
+    ompemu_error("emu", "device %d: out of host memory for the %s arena", dev,
+                 what);
+    return NULL;
+  }
+  int prot = flags & ARENA_CHECK ? PROT_NONE : PROT_READ | PROT_WRITE;
+  if (reserve(what, dev, base, span, prot) != 0) {
+    free(a);
+    return NULL;
+  }
+  pthread_mutex_init(&a->lock, NULL);
+  snprintf(a->what, sizeof a->what, "%s", what);
+  a->dev = dev;
+  a->base = base;
+  a->capacity = capacity;
+  a->span = span;
+  a->align = align;
+  a->flags = flags;
+  a->poison = flags & ARENA_CHECK ? EMU_POISON_CHECK : EMU_POISON_DEFAULT;
+  a->pending.next = a->pending.prev = &a->pending;
+  if (abits_init(&a->starts, base, span,
+                 flags & ARENA_CHECK ? PAGE : align) != 0) {
+    ompemu_error("emu", "device %d: out of host memory for the %s arena", dev,
+                 what);
+    munmap((void *)base, span);
+    free(a);
+    return NULL;
+  }
+  int q = 0;
+  if (!(flags & ARENA_CHECK))
+    ompemu_env_bool("OMPEMU_QUARANTINE", 0, &q);
+  a->quarantine = q;
+  /* Check mode: the first page guards the first block. */
+  uintptr_t first = flags & ARENA_CHECK ? base + PAGE : base;
+  struct anode *n = apool_get(&a->pool);
+  if (!n) {
+    ompemu_error("emu", "device %d: out of host memory for the %s arena", dev,
+                 what);
+    abits_release(&a->starts);
+    munmap((void *)base, span);
+    free(a);
+    return NULL;
+  }
+  n->key = first;
+  n->len = base + span - first;
+  atree_insert(&a->free, n);
+  return a;
+}
+
+void arena_destroy(struct emu_arena *a) {
+  if (!a)
+    return;
+  asan_unpoison((void *)a->base, a->span);
+  munmap((void *)a->base, a->span);
+  pthread_mutex_destroy(&a->lock);
+  abits_release(&a->starts);
+  free(a->bystart.v);
+  apool_release(&a->pool);
+  free(a);
+}
+
+void arena_set_reuse_delay(struct emu_arena *a, size_t max_blocks,
+                           size_t max_bytes) {
+  pthread_mutex_lock(&a->lock);
+  a->cool_max_blocks = max_blocks;
+  a->cool_max_bytes = max_bytes;
+  pthread_mutex_unlock(&a->lock);
+}
+
+/* ------------------------------------------------------------- alloc */
+
+/* Layout of a block of SIZE: extent length, body (pages or aligned
+ * length) and the block's offset in the extent. */
+struct layout {
+  size_t len, body, offset;
+  int guarded;
+};
+
+static struct layout layout_of(const struct emu_arena *a, size_t size) {
+  struct layout l = {0, 0, 0, 0};
+  if (arena_is_check(a)) {
+    size_t al = size % 16 == 0 ? 16 : 8;
+    size_t bsize = round_up(size ? size : 1, al);
+    l.body = round_up(bsize, PAGE);
+    l.offset = l.body - bsize;
+    l.guarded = a->guarded < EMU_CHECK_GUARDED_MAX;
+    l.len = l.body + (l.guarded ? PAGE : 0);
+    return l;
+  }
+  size_t al = a->quarantine && a->align < PAGE ? PAGE : a->align;
+  l.len = l.body = round_up(size ? size : 1, al);
+  return l;
+}
+
+void *arena_alloc(struct emu_arena *a, size_t size) {
+  if (size > a->capacity)
+    goto full_unlocked;
+  pthread_mutex_lock(&a->lock);
+  size_t charge = charge_of(a, size);
+  if (a->in_use + charge > a->capacity)
+    goto full;
+  struct layout l = layout_of(a, size);
+  struct anode *f;
+  while (!(f = atree_first_fit(a->free, l.len)))
+    if (cool_release_one(a) != 0 && quar_release_one(a) != 0)
+      goto full;
+  struct anode *n = apool_get(&a->pool);
+  if (!n)
+    goto full;
+  uintptr_t p = f->key;
+  if (arena_is_check(a) &&
+      mprotect((void *)p, l.body, PROT_READ | PROT_WRITE) != 0) {
+    ompemu_error("emu", "device %d: cannot make the %s block [" OMPEMU_PTR
+                 ", " OMPEMU_PTR ") accessible: %s", a->dev, a->what,
+                 OMPEMU_P(p), OMPEMU_P(p + l.body), strerror(errno));
+    apool_put(&a->pool, n);
+    goto full;
+  }
+  n->key = p;
+  n->len = l.len;
+  n->start = p + l.offset;
+  n->size = size;
+  n->flags = l.guarded ? ANODE_GUARDED : 0;
+  if (ahash_insert(&a->bystart, n->key, size, n) != 0) {
+    if (arena_is_check(a))
+      mprotect((void *)p, l.body, PROT_NONE);
+    apool_put(&a->pool, n);
+    goto full;
+  }
+  atree_remove(&a->free, p);
+  if (f->len > l.len) {
+    f->key += l.len;
+    f->len -= l.len;
+    atree_insert(&a->free, f);
+  } else {
+    apool_put(&a->pool, f);
+  }
+  abits_set(&a->starts, p);
+  a->in_use += charge;
+  a->guarded += l.guarded;
+  if (p + l.len > a->hwm)
+    a->hwm = p + l.len;
+  if (a->stale)
+    stale_cut(a, p, l.len);
+  if (a->flags & ARENA_LAZY) {
+    arena_pending_link(a, n);
+    /* ASan: the block is usable, its slack is not. */
+    asan_unpoison((void *)n->start, size);
+    asan_poison((void *)p, l.offset);
+    asan_poison((void *)(n->start + size), l.body - l.offset - size);
+  } else {
+    if (l.len >= PAGE && p % PAGE == 0 && l.len % PAGE == 0)
+      mprotect((void *)p, l.len, PROT_READ | PROT_WRITE);
+    arena_fill(a, p, l.len, 0);
+  }
+  pthread_mutex_unlock(&a->lock);
+  return (void *)n->start;
+full:
+  pthread_mutex_unlock(&a->lock);
+full_unlocked:
+  ompemu_trace(2, "emu", "device %d: %s arena cannot hold %zu more bytes "
+               "(%zu of %zu in use)", a->dev, a->what, size, a->in_use,
+               a->capacity);
+  return NULL;
+}
+
+/* -------------------------------------------------------------- free */
+
+int arena_free(struct emu_arena *a, void *ptr) {
+  uintptr_t p = (uintptr_t)ptr;
+  pthread_mutex_lock(&a->lock);
+  struct anode *n = arena_extent_of(a, p);
+  if (!n || n->start != p) {
+    struct anode *in = n;
+    if (in) {
+      uintptr_t s = in->start;
+      size_t z = in->size;
+      pthread_mutex_unlock(&a->lock);
+      ompemu_error("emu", "device %d: free of " OMPEMU_PTR ", which is not "
+                   "the start of a %s block: it lies inside the block ["
+                   OMPEMU_PTR ", " OMPEMU_PTR ") of %zu bytes", a->dev,
+                   OMPEMU_P(p), a->what, OMPEMU_P(s), OMPEMU_P(s + z), z);
+    } else {
+      int inside = p >= a->base && p < a->base + a->span;
+      pthread_mutex_unlock(&a->lock);
+      ompemu_error("emu", "device %d: free of " OMPEMU_PTR ", which is not "
+                   "a live %s block (%s)", a->dev, OMPEMU_P(p), a->what,
+                   inside ? "inside the range but not allocated, or already "
+                            "freed" : "outside the range");
+    }
+    return -1;
+  }
+  arena_check_slack(a, n, "when it was freed");
+  ahash_remove(&a->bystart, n->key);
+  abits_clear(&a->starts, n->key);
+  if (n->flags & ANODE_PENDING)
+    arena_pending_unlink(n);
+  a->in_use -= charge_of(a, n->size);
+  size_t body = arena_body_len(n);
+  if (a->flags & ARENA_LAZY) /* data arenas tell ASan; code is the loader's */
+    asan_poison((void *)n->key, n->len);
+  if (arena_is_check(a)) {
+    /* Give the pages back and leave them PROT_NONE: quarantined. */
+    a->guarded -= (n->flags & ANODE_GUARDED) != 0;
+    if (mmap((void *)n->key, body, PROT_NONE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1,
+             0) == MAP_FAILED)
+      arena_fill(a, n->key, body, 1); /* at least poisoned */
+    fifo_push(&a->quar, n);
+    atree_insert(&a->qtree, n);
+    /* Bounded: each quarantined block may keep a mapping of its own. */
+    while (a->quar.n > EMU_CHECK_QUARANTINE_MAX)
+      quar_release_one(a);
+  } else if (a->quarantine && n->key % PAGE == 0 && n->len % PAGE == 0) {
+    arena_fill(a, n->key, n->len, lazy_asan(a));
+    mprotect((void *)n->key, n->len, PROT_NONE);
+    fifo_push(&a->quar, n);
+    atree_insert(&a->qtree, n);
+  } else {
+    if (!(a->flags & ARENA_LAZY) && a->align >= PAGE &&
+        n->key % PAGE == 0 && n->len % PAGE == 0)
+      /* Code blocks may have been left read-only or executable by the
+       * loader; live data blocks are always read-write. */
+      mprotect((void *)n->key, n->len, PROT_READ | PROT_WRITE);
+    if ((a->flags & ARENA_LAZY) && n->len >= EMU_LAZY_FREE_MIN)
+      stale_add(a, n->key, n->len);
+    else
+      arena_fill(a, n->key, n->len, lazy_asan(a));
+    cool_insert(a, n);
+  }
+  pthread_mutex_unlock(&a->lock);
+  return 0;
+}

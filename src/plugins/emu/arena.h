@@ -1,0 +1,137 @@
+/* Device memory arena: one reserved virtual range per device and purpose
+ * (data or code) at a fixed base, a deterministic allocator inside it, a
+ * capacity, and poisoning of fresh and freed blocks.  Thread safety: every
+ * function takes the arena's own mutex. */
+#ifndef EMU_ARENA_H
+#define EMU_ARENA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "poison.h"
+
+/* Documented fixed ranges (README "Device model", docs/design.md "The
+ * emulated device").  They lie in [0x550000000000, 0x555555554000): the
+ * part of x86-64 Linux's user space that ASan, TSan (gcc 12, clang 14) and
+ * MSan (clang 14 and later) all leave to the application, just below where
+ * Linux puts a PIE executable (0x555555554000 plus a random offset) and far
+ * from libraries, stacks and the heap.
+ *   data of device D:  EMU_DATA_BASE + D * EMU_DATA_STRIDE (16 GiB each)
+ *   code of device D:  EMU_CODE_BASE + D * EMU_CODE_STRIDE (512 MiB each)
+ *   host pointer aliases (check mode): [EMU_ALIAS_BASE, + EMU_ALIAS_SIZE) */
+#define EMU_DATA_BASE 0x550000000000ULL
+#define EMU_DATA_STRIDE 0x000400000000ULL /* 16 GiB */
+#define EMU_CODE_BASE 0x554000000000ULL
+#define EMU_CODE_STRIDE 0x000020000000ULL /* 512 MiB */
+#define EMU_ALIAS_BASE 0x554400000000ULL
+#define EMU_ALIAS_SIZE 0x001000000000ULL  /* 64 GiB */
+#define EMU_MAX_DEVICES 16
+#define EMU_DATA_ALIGN 256
+/* Check mode: live blocks with a guard page of their own, at most. */
+#define EMU_CHECK_GUARDED_MAX 16384
+/* Check mode: freed blocks kept PROT_NONE, at most (oldest go first). */
+#define EMU_CHECK_QUARANTINE_MAX 4096
+/* Default mode: freed blocks of at least this many bytes are poisoned
+ * lazily (before the next kernel, or when reused). */
+#define EMU_LAZY_FREE_MIN ((size_t)256 << 10)
+
+struct emu_arena;
+
+/* Flags of arena_create_ex. */
+#define ARENA_LAZY 0x1  /* poison lazily (below); for data arenas */
+#define ARENA_CHECK 0x2 /* check mode layout (below); implies ARENA_LAZY */
+
+/* Reserve [BASE, BASE+SPAN) with MAP_FIXED_NOREPLACE; at most CAPACITY
+ * bytes (rounded up to the alignment per block) may be allocated.  WHAT
+ * ("data" or "code") and DEV name the range in messages.  Returns NULL
+ * with a message naming the range if it is taken.  arena_create is
+ * arena_create_ex with no flags and SPAN == CAPACITY.
+ *
+ * ARENA_LAZY: a fresh block is not filled at once.  Its poison is written
+ * before any kernel runs (arena_settle), before it is read through
+ * arena_read_begin, or when a first copy into it does not cover it; a
+ * first copy that covers it (arena_write_begin) leaves nothing to fill.
+ * Freed blocks of EMU_LAZY_FREE_MIN bytes or more are likewise poisoned by
+ * the next arena_settle or when reused.
+ *
+ * ARENA_CHECK: the range is PROT_NONE except for live blocks.  A block
+ * takes whole pages, ends where its last page ends (aligned to 16 bytes,
+ * or 8 when its size is not a multiple of 16), and is followed by a
+ * PROT_NONE guard page (for up to EMU_CHECK_GUARDED_MAX live blocks at a
+ * time: the kernel limits the number of mappings).  The slack before and
+ * after it holds the check-mode poison and is checked when the block is
+ * freed or read back.  A freed block's pages are given back to the system
+ * and stay PROT_NONE (quarantined) for the EMU_CHECK_QUARANTINE_MAX frees
+ * that follow, or until the range runs short.  The poison
+ * is the check-mode pattern. */
+struct emu_arena *arena_create(const char *what, int dev, uintptr_t base,
+                               size_t capacity, size_t align);
+struct emu_arena *arena_create_ex(const char *what, int dev, uintptr_t base,
+                                  size_t capacity, size_t align,
+                                  unsigned flags, size_t span);
+void arena_destroy(struct emu_arena *a);
+
+/* Allocate SIZE bytes (SIZE 0 gives a minimal block), aligned to the arena's
+ * alignment, poisoned (lazily with ARENA_LAZY).  Same sequence of requests,
+ * same addresses: address-ordered first fit.  NULL when the capacity would
+ * be exceeded. */
+void *arena_alloc(struct emu_arena *a, size_t size);
+
+/* Hold freed blocks back from reuse: a freed block is handed out again
+ * only once more than MAX_BLOCKS blocks, or more than MAX_BYTES bytes,
+ * were freed after it, or when an allocation could not be satisfied
+ * otherwise (oldest first).  0, 0 (the default): reuse at once.  A
+ * runtime that compares a new allocation's address with a stale copy of
+ * an old one (LLVM 14's shadow pointers) then sees a different address,
+ * as with malloc; the order stays deterministic. */
+void arena_set_reuse_delay(struct emu_arena *a, size_t max_blocks,
+                           size_t max_bytes);
+
+/* Free a block returned by arena_alloc.  A pointer that is not the start
+ * of a live block: message naming the address (and the block it falls in,
+ * if any), returns -1. */
+int arena_free(struct emu_arena *a, void *p);
+
+/* 0 if [P, P+SIZE) lies inside one live block, else -1 (no message). */
+int arena_check(struct emu_arena *a, const void *p, size_t size);
+/* As arena_check, for a copy that writes [P, P+SIZE) (host to device):
+ * a block not yet poisoned is poisoned first unless the copy covers it. */
+int arena_write_begin(struct emu_arena *a, const void *p, size_t size);
+/* As arena_check, for a copy that reads [P, P+SIZE): a block not yet
+ * poisoned is poisoned first; in check mode its slack is checked. */
+int arena_read_begin(struct emu_arena *a, const void *p, size_t size);
+/* Write every poison still owed (fresh blocks, large freed blocks): called
+ * before a kernel runs.  Costs one atomic load when nothing is owed. */
+void arena_settle(struct emu_arena *a);
+
+/* Bytes of [P, P+SIZE) that still hold the poison pattern, in *COUNT;
+ * -1 if the range is not inside one live block. */
+int arena_poisoned_bytes(struct emu_arena *a, const void *p, size_t size,
+                         size_t *count);
+
+/* Check mode: remember that kernel ENTRY was given a pointer to P, to name
+ * it if the block's slack is found overwritten. */
+void arena_note_kernel(struct emu_arena *a, const void *p, const void *entry);
+/* Name of a kernel entry for messages (set by the plugin; NULL: none). */
+void arena_set_kernel_namer(const char *(*fn)(const void *entry));
+
+/* Start and size of the live block containing P; -1 if none. */
+int arena_block_of(struct emu_arena *a, const void *p, void **start,
+                   size_t *size);
+
+/* For the fault handler: what the range address X is (a live block's
+ * slack or guard, a freed block, never-allocated memory), written into
+ * BUF.  Takes the lock if it can within about a second (the handler runs
+ * on a thread that holds no arena lock), else reads without it.  0 if X is
+ * in the range. */
+int arena_describe(struct emu_arena *a, uintptr_t x, char *buf, size_t len);
+
+uintptr_t arena_base(const struct emu_arena *a);
+size_t arena_capacity(const struct emu_arena *a);
+size_t arena_span(const struct emu_arena *a);
+size_t arena_in_use(const struct emu_arena *a);
+int arena_owns(const struct emu_arena *a, const void *p); /* in the range */
+int arena_dev(const struct emu_arena *a);
+enum emu_poison_kind arena_poison_kind(const struct emu_arena *a);
+
+#endif

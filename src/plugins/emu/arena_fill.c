@@ -1,0 +1,87 @@
+/* Poison owed by a lazy arena (see arena.h, ARENA_LAZY): filling a block
+ * or a range, the list of live blocks still owing it, and arena_settle,
+ * which pays everything owed before a kernel runs. */
+#include "config.h"
+#include "arena_internal.h"
+
+#include <stdatomic.h>
+
+void arena_pending_link(struct emu_arena *a, struct anode *n) {
+  n->flags |= ANODE_PENDING;
+  n->next = a->pending.next;
+  n->prev = &a->pending;
+  a->pending.next->prev = n;
+  a->pending.next = n;
+  atomic_store_explicit(&a->owed, 1, memory_order_relaxed);
+}
+
+void arena_pending_unlink(struct anode *n) {
+  n->flags &= ~ANODE_PENDING;
+  n->prev->next = n->next;
+  n->next->prev = n->prev;
+  n->next = n->prev = NULL;
+}
+
+/* Fill [P, P+N) with the poison, telling ASan around it: the range stays
+ * off limits to ASan (OFF_LIMITS) or becomes usable. */
+void arena_fill(struct emu_arena *a, uintptr_t p, size_t n, int off_limits) {
+  if (!n)
+    return;
+  asan_unpoison((void *)p, n);
+  poison_fill(a->poison, (void *)p, n);
+  if (off_limits)
+    asan_poison((void *)p, n);
+}
+
+/* Poison live block N whose poison is owed, except [SKIP, SKIP+SKIPN)
+ * (what a copy is about to write). */
+void arena_fill_block(struct emu_arena *a, struct anode *n, uintptr_t skip,
+                       size_t skipn) {
+  uintptr_t lo = n->key, hi = n->key + arena_body_len(n);
+  if (!arena_is_check(a) && !asan_present()) {
+    arena_fill(a, lo, skip ? skip - lo : hi - lo, 0);
+    if (skip)
+      arena_fill(a, skip + skipn, hi - skip - skipn, 0);
+  } else {
+    /* Slack before and after the block is off limits to ASan. */
+    uintptr_t s = n->start, e = n->start + n->size;
+    arena_fill(a, lo, s - lo, 1);
+    if (skip) {
+      arena_fill(a, s, skip - s, 0);
+      arena_fill(a, skip + skipn, e - skip - skipn, 0);
+    } else {
+      arena_fill(a, s, e - s, 0);
+    }
+    arena_fill(a, e, hi - e, 1);
+  }
+  arena_pending_unlink(n);
+}
+
+void arena_stale_fill_one(struct anode *s, void *arg) {
+  arena_fill(arg, s->key, s->len, 1);
+}
+
+void arena_stale_release(struct anode *s, void *arg) {
+  apool_put(&((struct emu_arena *)arg)->pool, s);
+}
+
+/* Write every poison owed.  Caller holds the lock. */
+void arena_settle_locked(struct emu_arena *a) {
+  while (a->pending.next != &a->pending)
+    arena_fill_block(a, a->pending.next, 0, 0);
+  if (a->stale) {
+    atree_walk(a->stale, arena_stale_fill_one, a);
+    atree_walk(a->stale, arena_stale_release, a);
+    a->stale = NULL;
+  }
+  atomic_store_explicit(&a->owed, 0, memory_order_relaxed);
+}
+
+void arena_settle(struct emu_arena *a) {
+  if (!atomic_load_explicit(&a->owed, memory_order_relaxed))
+    return;
+  pthread_mutex_lock(&a->lock);
+  arena_settle_locked(a);
+  pthread_mutex_unlock(&a->lock);
+}
+

@@ -1,0 +1,345 @@
+/* The arena's indexes (see arena_index.h): treaps of extents by address,
+ * augmented with the largest extent of each subtree for first fit, the
+ * hash of live blocks by start, and the node pool.  A treap's priorities
+ * are a hash of the key, so the same extents always give the same tree. */
+#include "config.h"
+#include "arena_index.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+static uint32_t prio_of(uintptr_t key) {
+  uint64_t x = (uint64_t)key;
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ull;
+  x ^= x >> 33;
+  return (uint32_t)x;
+}
+
+static size_t max_of(struct anode *n) { return n ? n->maxlen : 0; }
+
+static void update(struct anode *n) {
+  size_t m = n->len, a = max_of(n->l), b = max_of(n->r);
+  n->maxlen = m > a ? (m > b ? m : b) : (a > b ? a : b);
+}
+
+/* Split T into keys < KEY (*L) and keys >= KEY (*R). */
+static void split(struct anode *t, uintptr_t key, struct anode **l,
+                  struct anode **r) {
+  if (!t) {
+    *l = *r = NULL;
+    return;
+  }
+  if (t->key < key) {
+    split(t->r, key, &t->r, r);
+    *l = t;
+  } else {
+    split(t->l, key, l, &t->l);
+    *r = t;
+  }
+  update(t);
+}
+
+/* Every key of L is below every key of R. */
+static struct anode *merge(struct anode *l, struct anode *r) {
+  if (!l)
+    return r;
+  if (!r)
+    return l;
+  if (l->prio > r->prio) {
+    l->r = merge(l->r, r);
+    update(l);
+    return l;
+  }
+  r->l = merge(l, r->l);
+  update(r);
+  return r;
+}
+
+void atree_insert(struct anode **root, struct anode *n) {
+  n->prio = prio_of(n->key);
+  n->l = n->r = NULL;
+  update(n);
+  /* Descend while the priorities say N goes lower, then split there. */
+  struct anode **at = root;
+  struct anode *path[128];
+  int depth = 0;
+  while (*at && (*at)->prio > n->prio && depth < 128) {
+    path[depth++] = *at;
+    at = n->key < (*at)->key ? &(*at)->l : &(*at)->r;
+  }
+  split(*at, n->key, &n->l, &n->r);
+  update(n);
+  *at = n;
+  while (depth > 0)
+    update(path[--depth]);
+}
+
+struct anode *atree_remove(struct anode **root, uintptr_t key) {
+  struct anode **at = root;
+  struct anode *path[128];
+  int depth = 0;
+  while (*at && (*at)->key != key) {
+    if (depth < 128)
+      path[depth++] = *at;
+    at = key < (*at)->key ? &(*at)->l : &(*at)->r;
+  }
+  struct anode *n = *at;
+  if (!n)
+    return NULL;
+  *at = merge(n->l, n->r);
+  n->l = n->r = NULL;
+  if (depth < 128)
+    while (depth > 0)
+      update(path[--depth]);
+  else
+    atree_update_path(*root, key);
+  return n;
+}
+
+struct anode *atree_floor(struct anode *t, uintptr_t p) {
+  struct anode *best = NULL;
+  while (t) {
+    if (t->key <= p) {
+      best = t;
+      t = t->r;
+    } else {
+      t = t->l;
+    }
+  }
+  return best;
+}
+
+struct anode *atree_ceil(struct anode *t, uintptr_t p) {
+  struct anode *best = NULL;
+  while (t) {
+    if (t->key >= p) {
+      best = t;
+      t = t->l;
+    } else {
+      t = t->r;
+    }
+  }
+  return best;
+}
+
+struct anode *atree_first_fit(struct anode *t, size_t len) {
+  if (!t || t->maxlen < len)
+    return NULL;
+  for (;;) {
+    if (t->l && t->l->maxlen >= len)
+      t = t->l;
+    else if (t->len >= len)
+      return t;
+    else
+      t = t->r; /* its maxlen must be >= LEN */
+  }
+}
+
+static void update_rec(struct anode *t, uintptr_t key) {
+  if (!t)
+    return;
+  if (key < t->key)
+    update_rec(t->l, key);
+  else if (key > t->key)
+    update_rec(t->r, key);
+  update(t);
+}
+
+void atree_update_path(struct anode *root, uintptr_t key) {
+  update_rec(root, key);
+}
+
+void atree_walk(struct anode *t, void (*fn)(struct anode *, void *),
+                void *arg) {
+  /* Iterative in-order walk; FN may not change the tree. */
+  struct anode *stack[128];
+  int sp = 0;
+  while (t || sp > 0) {
+    while (t) {
+      if (sp == 128) { /* deeper than any treap of this size gets */
+        atree_walk(t, fn, arg);
+        t = NULL;
+        break;
+      }
+      stack[sp++] = t;
+      t = t->l;
+    }
+    if (sp == 0)
+      break;
+    t = stack[--sp];
+    struct anode *right = t->r;
+    fn(t, arg);
+    t = right;
+  }
+}
+
+enum { CHUNK_NODES = 256 };
+
+struct anode *apool_get(struct apool *p) {
+  if (!p->free) {
+    if (p->nchunks == p->capchunks) {
+      size_t nc = p->capchunks ? p->capchunks * 2 : 16;
+      void **v = realloc(p->chunks, nc * sizeof *v);
+      if (!v)
+        return NULL;
+      p->chunks = v;
+      p->capchunks = nc;
+    }
+    struct anode *c = malloc(CHUNK_NODES * sizeof *c);
+    if (!c)
+      return NULL;
+    p->chunks[p->nchunks++] = c;
+    for (int i = CHUNK_NODES - 1; i >= 0; i--) {
+      c[i].next = p->free;
+      p->free = &c[i];
+    }
+  }
+  struct anode *n = p->free;
+  p->free = n->next;
+  memset(n, 0, sizeof *n);
+  return n;
+}
+
+void apool_put(struct apool *p, struct anode *n) {
+  n->next = p->free;
+  p->free = n;
+}
+
+void apool_release(struct apool *p) {
+  for (size_t i = 0; i < p->nchunks; i++)
+    free(p->chunks[i]);
+  free(p->chunks);
+  memset(p, 0, sizeof *p);
+}
+
+static size_t h_slot(const struct ahash *h, uintptr_t start) {
+  uint64_t x = (uint64_t)start * 0x9E3779B97F4A7C15ull;
+  return (size_t)(x >> 32) & (h->cap - 1);
+}
+
+const struct hslot *ahash_find(const struct ahash *h, uintptr_t start) {
+  if (!h->n)
+    return NULL;
+  for (size_t i = h_slot(h, start);; i = (i + 1) & (h->cap - 1)) {
+    if (h->v[i].start == start)
+      return &h->v[i];
+    if (h->v[i].start == 0)
+      return NULL;
+  }
+}
+
+static void h_put(struct ahash *h, struct hslot s) {
+  size_t i = h_slot(h, s.start);
+  while (h->v[i].start != 0)
+    i = (i + 1) & (h->cap - 1);
+  h->v[i] = s;
+  h->n++;
+}
+
+int ahash_insert(struct ahash *h, uintptr_t start, size_t size,
+                 struct anode *node) {
+  if (2 * (h->n + 1) > h->cap) {
+    struct ahash g = {NULL, 0, h->cap ? h->cap * 2 : 64};
+    g.v = calloc(g.cap, sizeof *g.v);
+    if (!g.v)
+      return -1;
+    for (size_t i = 0; i < h->cap; i++)
+      if (h->v[i].start)
+        h_put(&g, h->v[i]);
+    free(h->v);
+    *h = g;
+  }
+  h_put(h, (struct hslot){start, size, node});
+  return 0;
+}
+
+/* Remove START, shifting later entries of its probe run back. */
+void ahash_remove(struct ahash *h, uintptr_t start) {
+  size_t m = h->cap - 1, i = h_slot(h, start);
+  while (h->v[i].start != start)
+    i = (i + 1) & m;
+  for (size_t j = (i + 1) & m; h->v[j].start; j = (j + 1) & m) {
+    size_t k = h_slot(h, h->v[j].start);
+    /* Entry J may move to I if its home K is not in (I, J]. */
+    if ((j > i && (k <= i || k > j)) || (j < i && k <= i && k > j)) {
+      h->v[i] = h->v[j];
+      i = j;
+    }
+  }
+  h->v[i].start = 0;
+  h->n--;
+}
+
+static void *zeroed_map(size_t bytes) {
+  void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  return m == MAP_FAILED ? NULL : m;
+}
+
+int abits_init(struct abits *b, uintptr_t base, size_t span, size_t gran) {
+  size_t bits = span / gran + 1;
+  b->base = base;
+  b->gran = gran;
+  b->n1 = (bits + 63) / 64;
+  b->n2 = (b->n1 + 63) / 64;
+  b->l1 = zeroed_map(b->n1 * 8);
+  b->l2 = zeroed_map(b->n2 * 8);
+  if (!b->l1 || !b->l2) {
+    abits_release(b);
+    return -1;
+  }
+  return 0;
+}
+
+void abits_release(struct abits *b) {
+  if (b->l1)
+    munmap(b->l1, b->n1 * 8);
+  if (b->l2)
+    munmap(b->l2, b->n2 * 8);
+  b->l1 = b->l2 = NULL;
+}
+
+void abits_set(struct abits *b, uintptr_t p) {
+  size_t g = (p - b->base) / b->gran, w = g / 64;
+  b->l1[w] |= (uint64_t)1 << (g % 64);
+  b->l2[w / 64] |= (uint64_t)1 << (w % 64);
+}
+
+void abits_clear(struct abits *b, uintptr_t p) {
+  size_t g = (p - b->base) / b->gran, w = g / 64;
+  b->l1[w] &= ~((uint64_t)1 << (g % 64));
+  if (!b->l1[w])
+    b->l2[w / 64] &= ~((uint64_t)1 << (w % 64));
+}
+
+static uintptr_t addr_of(const struct abits *b, size_t w, uint64_t m) {
+  return b->base + (w * 64 + 63 - (size_t)__builtin_clzll(m)) * b->gran;
+}
+
+uintptr_t abits_floor(const struct abits *b, uintptr_t p) {
+  if (p < b->base || !b->l1)
+    return 0;
+  size_t g = (p - b->base) / b->gran, w = g / 64;
+  if (w >= b->n1) {
+    w = b->n1 - 1;
+    g = w * 64 + 63;
+  }
+  unsigned bit = g % 64;
+  uint64_t m = b->l1[w] & (bit == 63 ? ~(uint64_t)0
+                                     : (((uint64_t)1 << (bit + 1)) - 1));
+  if (m)
+    return addr_of(b, w, m);
+  /* The highest word below W with a bit set, from the summary. */
+  size_t w2 = w / 64;
+  uint64_t m2 = b->l2[w2] & (((uint64_t)1 << (w % 64)) - 1);
+  while (!m2 && w2 > 0)
+    m2 = b->l2[--w2];
+  if (!m2)
+    return 0;
+  size_t word = w2 * 64 + 63 - (size_t)__builtin_clzll(m2);
+  return addr_of(b, word, b->l1[word]);
+}

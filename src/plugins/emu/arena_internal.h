@@ -1,0 +1,67 @@
+/* Internals of the arena shared by arena.c (allocation, freeing) and
+ * arena_query.c (lookups, checks, fault descriptions).  Not an interface
+ * outside those two files. */
+#ifndef EMU_ARENA_INTERNAL_H
+#define EMU_ARENA_INTERNAL_H
+
+#include "arena.h"
+#include "arena_index.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#define PAGE ((size_t)4096)
+
+struct fifo {
+  struct anode *head, *tail;
+  size_t n, bytes;
+};
+
+struct emu_arena {
+  pthread_mutex_t lock;
+  char what[16];
+  int dev;
+  uintptr_t base;
+  size_t capacity, span, align;
+  size_t in_use;  /* sum of the charges of live blocks */
+  unsigned flags; /* ARENA_* */
+  int quarantine; /* OMPEMU_QUARANTINE (page-sized blocks) */
+  enum emu_poison_kind poison;
+  struct abits starts; /* LIVE: extent starts of live blocks */
+  struct anode *free, *qtree, *stale;
+  struct ahash bystart;
+  struct apool pool;
+  struct fifo cool, quar;
+  struct anode pending;   /* list head (next/prev) */
+  atomic_int owed;        /* PENDING or STALE not empty */
+  size_t guarded;         /* check mode: live blocks with a guard page */
+  uintptr_t hwm;          /* end of the highest extent ever allocated */
+  size_t cool_max_blocks, cool_max_bytes;
+};
+
+extern const char *(*arena_kernel_namer)(const void *entry);
+
+static inline int arena_is_check(const struct emu_arena *a) {
+  return (a->flags & ARENA_CHECK) != 0;
+}
+
+/* Pages of a live or freed block's extent that are not its guard. */
+static inline size_t arena_body_len(const struct anode *n) {
+  return n->len - (n->flags & ANODE_GUARDED ? PAGE : 0);
+}
+
+/* arena_fill.c and arena_query.c; callers hold the lock. */
+void arena_pending_link(struct emu_arena *a, struct anode *n);
+void arena_fill(struct emu_arena *a, uintptr_t p, size_t n, int off_limits);
+void arena_fill_block(struct emu_arena *a, struct anode *n, uintptr_t skip,
+                      size_t skipn);
+void arena_pending_unlink(struct anode *n);
+void arena_stale_fill_one(struct anode *s, void *arg);
+void arena_stale_release(struct anode *s, void *arg);
+void arena_settle_locked(struct emu_arena *a);
+/* The live block whose extent holds P, or NULL. */
+struct anode *arena_extent_of(const struct emu_arena *a, uintptr_t p);
+void arena_check_slack(struct emu_arena *a, const struct anode *n,
+                       const char *when);
+
+#endif

@@ -1,0 +1,241 @@
+/* The arena's lookups (see arena.h): range checks of copies (with the
+ * lazy poison they may owe), poisoned-byte counts, the blocks a kernel was
+ * given, and the description of a faulting address for the fault
+ * handler. */
+#include "config.h"
+#include "arena_internal.h"
+#include "trace.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+const char *(*arena_kernel_namer)(const void *entry);
+
+void arena_set_kernel_namer(const char *(*fn)(const void *entry)) {
+  arena_kernel_namer = fn;
+}
+
+
+
+/* ---------------------------------------------------------- canaries */
+
+/* 1 if the byte at X holds the poison. */
+static int is_poison(const struct emu_arena *a, uintptr_t x) {
+  return poison_first_diff(a->poison, (const void *)x, 1) == 1;
+}
+
+/* Check mode: report if the slack before or after live block N was
+ * overwritten.  Caller holds the lock; N's poison is not owed. */
+void arena_check_slack(struct emu_arena *a, const struct anode *n,
+                        const char *when) {
+  if (!arena_is_check(a) || (n->flags & ANODE_PENDING))
+    return;
+  uintptr_t s = n->start, e = n->start + n->size, hi = n->key + arena_body_len(n);
+  size_t after = hi - e; /* farthest overwritten byte after the end */
+  while (after && is_poison(a, e + after - 1))
+    after--;
+  size_t head = s - n->key;
+  size_t before = head - poison_first_diff(a->poison, (void *)n->key, head);
+  if (!after && !before)
+    return;
+  const char *k = n->last_kernel && arena_kernel_namer
+                      ? arena_kernel_namer(n->last_kernel)
+                                                  : NULL;
+  char kern[300] = "";
+  if (k)
+    snprintf(kern, sizeof kern, " (the last kernel given the block: %s)", k);
+  if (after)
+    ompemu_error("emu", "device %d: check: device memory past the end of the "
+                 "%s block [" OMPEMU_PTR ", " OMPEMU_PTR ") of %zu bytes was "
+                 "written, up to %zu bytes past the end; found %s%s", a->dev,
+                 a->what, OMPEMU_P(s), OMPEMU_P(e), n->size, after, when,
+                 kern);
+  if (before)
+    ompemu_error("emu", "device %d: check: device memory before the start of "
+                 "the %s block [" OMPEMU_PTR ", " OMPEMU_PTR ") of %zu bytes "
+                 "was written, up to %zu bytes before it; found %s%s", a->dev,
+                 a->what, OMPEMU_P(s), OMPEMU_P(e), n->size, before, when,
+                 kern);
+}
+
+
+/* The live block whose extent holds P, or NULL.  Caller holds the lock. */
+struct anode *arena_extent_of(const struct emu_arena *a, uintptr_t p) {
+  const struct hslot *h = ahash_find(&a->bystart, p);
+  if (h)
+    return h->node;
+  uintptr_t k = abits_floor(&a->starts, p);
+  h = k ? ahash_find(&a->bystart, k) : NULL;
+  return h && p < k + h->node->len ? h->node : NULL;
+}
+
+/* 1 if [P, P+SIZE) lies in N's block: only the bytes asked for count; a
+ * copy into the alignment padding is an overflow on a real device too. */
+static int in_block(const struct anode *n, uintptr_t p, size_t size) {
+  return n && p >= n->start && p - n->start <= n->size &&
+         size <= n->start + n->size - p;
+}
+
+int arena_check(struct emu_arena *a, const void *ptr, size_t size) {
+  uintptr_t p = (uintptr_t)ptr;
+  if (p < a->base || p >= a->base + a->span)
+    return -1;
+  pthread_mutex_lock(&a->lock);
+  int rc = in_block(arena_extent_of(a, p), p, size) ? 0 : -1;
+  pthread_mutex_unlock(&a->lock);
+  return rc;
+}
+
+int arena_write_begin(struct emu_arena *a, const void *ptr, size_t size) {
+  uintptr_t p = (uintptr_t)ptr;
+  if (p < a->base || p >= a->base + a->span)
+    return -1;
+  pthread_mutex_lock(&a->lock);
+  struct anode *n = arena_extent_of(a, p);
+  int rc = in_block(n, p, size) ? 0 : -1;
+  if (rc == 0 && (n->flags & ANODE_PENDING)) {
+    if (size == 0)
+      ; /* nothing written: the poison stays owed */
+    else
+      arena_fill_block(a, n, p, size);
+  }
+  pthread_mutex_unlock(&a->lock);
+  return rc;
+}
+
+int arena_read_begin(struct emu_arena *a, const void *ptr, size_t size) {
+  uintptr_t p = (uintptr_t)ptr;
+  if (p < a->base || p >= a->base + a->span)
+    return -1;
+  pthread_mutex_lock(&a->lock);
+  struct anode *n = arena_extent_of(a, p);
+  int rc = in_block(n, p, size) ? 0 : -1;
+  if (rc == 0) {
+    if (n->flags & ANODE_PENDING)
+      arena_fill_block(a, n, 0, 0);
+    else
+      arena_check_slack(a, n, "when it was read back");
+  }
+  pthread_mutex_unlock(&a->lock);
+  return rc;
+}
+
+int arena_poisoned_bytes(struct emu_arena *a, const void *ptr, size_t size,
+                         size_t *count) {
+  uintptr_t p = (uintptr_t)ptr;
+  if (p < a->base || p >= a->base + a->span)
+    return -1;
+  pthread_mutex_lock(&a->lock);
+  struct anode *n = arena_extent_of(a, p);
+  int rc = in_block(n, p, size) ? 0 : -1;
+  if (rc == 0) {
+    if (n->flags & ANODE_PENDING)
+      arena_fill_block(a, n, 0, 0);
+    *count = poison_count(a->poison, ptr, size);
+  }
+  pthread_mutex_unlock(&a->lock);
+  return rc;
+}
+
+void arena_note_kernel(struct emu_arena *a, const void *ptr,
+                       const void *entry) {
+  uintptr_t p = (uintptr_t)ptr;
+  if (!arena_is_check(a) || p < a->base || p >= a->base + a->span)
+    return;
+  pthread_mutex_lock(&a->lock);
+  struct anode *n = arena_extent_of(a, p);
+  if (n)
+    n->last_kernel = entry;
+  pthread_mutex_unlock(&a->lock);
+}
+
+int arena_block_of(struct emu_arena *a, const void *ptr, void **start,
+                   size_t *size) {
+  uintptr_t p = (uintptr_t)ptr;
+  pthread_mutex_lock(&a->lock);
+  struct anode *n = arena_extent_of(a, p);
+  int rc = n && p >= n->start && p < n->start + n->size + (n->size == 0)
+               ? 0 : -1;
+  if (rc == 0) {
+    if (start)
+      *start = (void *)n->start;
+    if (size)
+      *size = n->size;
+  }
+  pthread_mutex_unlock(&a->lock);
+  return rc;
+}
+
+/* Where X lies relative to the block of N, into BUF. */
+static void relative(char *buf, size_t len, const char *what, uintptr_t x,
+                     const struct anode *n, const char *state) {
+  uintptr_t s = n->start, e = n->start + n->size;
+  if (x >= s && x < e)
+    snprintf(buf, len, "inside %s %s block [" OMPEMU_PTR ", " OMPEMU_PTR
+             ") of %zu bytes, at offset %zu", state, what, OMPEMU_P(s),
+             OMPEMU_P(e), n->size, (size_t)(x - s));
+  else if (x == e)
+    snprintf(buf, len, "just past the end of %s %s block [" OMPEMU_PTR ", "
+             OMPEMU_PTR ") of %zu bytes", state, what, OMPEMU_P(s),
+             OMPEMU_P(e), n->size);
+  else if (x > e)
+    snprintf(buf, len, "%zu bytes past the end of %s %s block [" OMPEMU_PTR
+             ", " OMPEMU_PTR ") of %zu bytes", (size_t)(x - e), state, what,
+             OMPEMU_P(s), OMPEMU_P(e), n->size);
+  else
+    snprintf(buf, len, "%zu bytes before the start of %s %s block ["
+             OMPEMU_PTR ", " OMPEMU_PTR ") of %zu bytes", (size_t)(s - x),
+             state, what, OMPEMU_P(s), OMPEMU_P(e), n->size);
+}
+
+int arena_describe(struct emu_arena *a, uintptr_t x, char *buf, size_t len) {
+  if (x < a->base || x >= a->base + a->span)
+    return -1;
+  int locked = 0;
+  for (int i = 0; i < 1000 && !locked; i++) {
+    locked = pthread_mutex_trylock(&a->lock) == 0;
+    if (!locked)
+      nanosleep(&(struct timespec){0, 1000000}, NULL);
+  }
+  struct anode *n = arena_extent_of(a, x);
+  struct anode *q = atree_floor(a->qtree, x);
+  if (n) {
+    relative(buf, len, a->what, x, n, "the live");
+  } else if (q && x < q->key + q->len) {
+    relative(buf, len, a->what, x, q, "the freed");
+  } else {
+    if (x >= a->hwm)
+      snprintf(buf, len, "in never-allocated device memory of the %s range "
+               "[" OMPEMU_PTR ", " OMPEMU_PTR ")", a->what,
+               OMPEMU_P(a->base), OMPEMU_P(a->base + a->span));
+    else
+      snprintf(buf, len, "in unallocated device memory of the %s range ("
+               "never allocated, or freed long ago)", a->what);
+  }
+  if (locked)
+    pthread_mutex_unlock(&a->lock);
+  return 0;
+}
+
+uintptr_t arena_base(const struct emu_arena *a) { return a->base; }
+size_t arena_capacity(const struct emu_arena *a) { return a->capacity; }
+size_t arena_span(const struct emu_arena *a) { return a->span; }
+int arena_dev(const struct emu_arena *a) { return a->dev; }
+
+enum emu_poison_kind arena_poison_kind(const struct emu_arena *a) {
+  return a->poison;
+}
+
+size_t arena_in_use(const struct emu_arena *a) {
+  struct emu_arena *m = (struct emu_arena *)a;
+  pthread_mutex_lock(&m->lock);
+  size_t n = a->in_use;
+  pthread_mutex_unlock(&m->lock);
+  return n;
+}
+
+int arena_owns(const struct emu_arena *a, const void *p) {
+  uintptr_t x = (uintptr_t)p;
+  return x >= a->base && x < a->base + a->span;
+}

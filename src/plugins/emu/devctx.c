@@ -1,0 +1,34 @@
+/* The calling thread's device context (devicertl.h): what a device thread
+ * is running, read by the device runtime's queries; and, per device, the
+ * context of the kernel started last, for the fault handler. */
+#include "config.h"
+#include "arena.h"
+#include "devicertl.h"
+
+#include <stdatomic.h>
+#include <stddef.h>
+
+static __thread struct emu_devctx *cur_ctx;
+static const struct emu_devctx *_Atomic last_ctx[EMU_MAX_DEVICES];
+
+struct emu_devctx *emu_current_ctx(void) { return cur_ctx; }
+
+void emu_set_ctx(struct emu_devctx *ctx) {
+  struct emu_devctx *old = cur_ctx;
+  cur_ctx = ctx;
+  if (ctx && ctx->entry && ctx->device >= 0 && ctx->device < EMU_MAX_DEVICES)
+    atomic_store_explicit(&last_ctx[ctx->device], ctx, memory_order_relaxed);
+  else if (old && old->entry && old->device >= 0 &&
+           old->device < EMU_MAX_DEVICES) {
+    const struct emu_devctx *want = old;
+    atomic_compare_exchange_strong_explicit(&last_ctx[old->device], &want,
+                                            NULL, memory_order_relaxed,
+                                            memory_order_relaxed);
+  }
+}
+
+const struct emu_devctx *emu_last_ctx(int dev) {
+  if (dev < 0 || dev >= EMU_MAX_DEVICES)
+    return NULL;
+  return atomic_load_explicit(&last_ctx[dev], memory_order_relaxed);
+}

@@ -1,0 +1,768 @@
+/* Worker threads, streams and events (see exec.h); the libffi call of a
+ * kernel is in exec_call.c.
+ *
+ * Hand-off: a command is appended to its worker's list under the worker's
+ * mutex; an idle worker watches the atomic POSTED counter, a waiting host
+ * the command's STATE word (or its stream's DONE count), each in three
+ * phases (exec_wait.c): a short adaptive spin, then sched_yield until
+ * OMPEMU_SPIN_US has passed, then a futex sleep.  On a
+ * quiet machine back-to-back launches cost a few cache-line transfers;
+ * with more runnable threads than CPUs (many host threads, or other
+ * processes) the yields hand the CPU to the thread being waited for
+ * without a futex wake-up, which costs a cross-CPU interrupt (measured on
+ * this 2-core VM under load: futex round trip ~5 us, yield round trip
+ * ~3 us, pure spinning 17-48 us).
+ *
+ * Lifetimes: a synchronous command lives on the waiting host's stack; the
+ * worker's last access to it is the atomic exchange that completes it.  An
+ * asynchronous command is a slot of its stream, reused once the stream's
+ * DONE count shows the worker finished with it, or (when all slots are
+ * busy) malloc'd and freed by the worker.  exec_sync
+ * releases a stream only once its DONE count (the worker's last access)
+ * equals its ENQ count, or after a marker queued behind all its commands
+ * has run, so the worker never touches a released stream.
+ *
+ * Failures: a kernel that cannot start (libffi cannot prepare the call, no
+ * memory for its argument list, an injected fault) fails on its worker.  A
+ * synchronous launch returns the fault to its waiting host; an
+ * asynchronous one leaves it in its stream (the first one only), where the
+ * next exec_drain or exec_sync finds it. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* pthread_setname_np */
+#endif
+#include "config.h"
+#include "exec.h"
+#include "arena.h"
+#include "exec_call.h"
+#include "exec_observe.h"
+#include "exec_wait.h"
+#include "envvar.h"
+#include "trace.h"
+
+#include <sched.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_WORKERS 16
+#define INLINE_ARGS 8
+#define FAST_NS 2000 /* a host spin longer than a futex round trip */
+#define NSLOT 4        /* commands kept inside each stream */
+
+enum cmd_kind { CMD_KERNEL, CMD_CALL, CMD_COPY, CMD_EVSET, CMD_EVWAIT, CMD_MARK };
+
+enum { ST_PENDING = 0, ST_DONE = 1, ST_SLEEPING = 2 };
+
+/* The fields a command's kind uses are set by cmd_init and its creator;
+ * the rest are left as they are (a command is not zeroed: it is reused).
+ * Hot fields first, so a kernel launch touches few cache lines. */
+struct cmd {
+  _Alignas(64) struct cmd *next;
+  enum cmd_kind kind;
+  _Atomic uint32_t state;     /* sync: ST_* */
+  struct exec_stream *stream; /* async: DONE counted there */
+  unsigned char owned;        /* malloc'd: the worker frees it */
+  unsigned char own_vals;     /* VALS malloc'd: the worker frees them */
+  unsigned char has_ctx;
+  unsigned char failed;       /* sync kernel: it could not start */
+  struct exec_fault *fault;   /* sync kernel: where the reason goes */
+  const char *fail_why;       /* fail instead of calling (injection) */
+  int32_t n;
+  void *entry;
+  void **vals;
+  struct emu_devctx ctx;
+  void *inline_vals[INLINE_ARGS];
+  void (*fn)(void *);
+  void *arg;
+  void *dst;
+  const void *src;
+  size_t len;
+  struct exec_event *ev;
+  uint64_t gen;
+  uint64_t obs_id; /* the runtime's id of a kernel or copy (exec_observe.h) */
+};
+
+/* Laid out so that a hand-off moves one cache line of the queue: the
+ * budgets, written by different threads, each have their own line. */
+struct worker {
+  _Alignas(64) pthread_mutex_t lock; /* protects HEAD/TAIL */
+  struct cmd *head, *tail;
+  _Atomic uint32_t count;  /* commands in the list */
+  _Atomic uint32_t posted; /* futex word: bumped per command */
+  _Alignas(64) _Atomic int sleeping;
+  _Atomic int stop;
+  _Atomic int busy; /* running a command (checked at destruction) */
+  unsigned long nkernels; /* kernels started (the worker's own count) */
+  struct exec_device *d;
+  int idx;
+  pthread_t th;
+  _Alignas(64) struct spin_budget host_spin; /* hosts waiting for it */
+  _Alignas(64) struct spin_budget idle_spin; /* it waiting for work */
+  _Alignas(64) struct exec_cifs cifs; /* only touched by the worker thread */
+};
+
+struct exec_device {
+  int dev;
+  struct exec_options opt;
+  int nworkers;
+  _Atomic int next_worker;
+  struct worker w[MAX_WORKERS];
+};
+
+/* Command number E of a stream lives in SLOT[E % NSLOT] when command
+ * E - NSLOT is done (the worker's last access to a command comes before
+ * it counts it in DONE), else it is malloc'd: most async work costs no
+ * allocation. */
+struct exec_stream {
+  struct worker *w;
+  uint64_t enq; /* commands queued (host side only) */
+  _Alignas(64) _Atomic uint64_t done; /* commands finished (worker side) */
+  _Atomic int failed;       /* FAULT is set (written by the worker first) */
+  struct exec_fault fault;  /* the first kernel that could not start */
+  struct cmd slot[NSLOT];
+};
+
+/* Zeroed memory aligned for the _Alignas(64) members above. */
+static void *zalloc64(size_t size) {
+  size = (size + 63) & ~(size_t)63;
+  void *p = aligned_alloc(64, size);
+  if (p)
+    memset(p, 0, size);
+  return p;
+}
+
+/* LOCK protects RECORDED and COMPLETED; COND signals COMPLETED. */
+struct exec_event {
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  uint64_t recorded;  /* generation of the last record */
+  uint64_t completed; /* highest generation reached */
+};
+
+/* Host thread -> worker index + 1, per device. */
+static __thread int my_worker[EMU_MAX_DEVICES];
+/* The worker the calling thread is, NULL on any other thread. */
+static __thread struct worker *self_worker;
+/* One released stream kept per host thread and device, so a target region
+ * with its own __tgt_async_info costs no allocation. */
+static __thread struct exec_stream *spare_stream[EMU_MAX_DEVICES];
+static pthread_key_t spare_key; /* frees a thread's spares when it exits */
+static pthread_once_t spare_once = PTHREAD_ONCE_INIT;
+
+static void spare_free(void *unused) {
+  (void)unused;
+  for (int i = 0; i < EMU_MAX_DEVICES; i++) {
+    free(spare_stream[i]);
+    spare_stream[i] = NULL;
+  }
+}
+
+static void spare_key_init(void) { pthread_key_create(&spare_key, spare_free); }
+
+/* Keep S as this thread's spare for device DEV (or free it). */
+static void spare_put(int dev, struct exec_stream *s) {
+  if (spare_stream[dev]) {
+    free(s);
+    return;
+  }
+  pthread_once(&spare_once, spare_key_init);
+  if (!pthread_getspecific(spare_key))
+    pthread_setspecific(spare_key, (void *)1);
+  spare_stream[dev] = s;
+}
+
+
+/* A host spins at most FAST_NS: beyond that a futex sleep costs less than
+ * the CPU time a spinning host takes from the worker on a busy machine. */
+static long host_max(const struct exec_device *d) {
+  return d->opt.spin_ns < FAST_NS ? d->opt.spin_ns : FAST_NS;
+}
+
+void exec_read_options(struct exec_options *o) {
+  long long v;
+  size_t sz;
+  int b = 0;
+  ompemu_env_bool("OMPEMU_SERIAL", 0, &b);
+  o->serial = b;
+  ompemu_env_int("OMPEMU_DEVICE_THREADS", 2, 1, MAX_WORKERS, &v);
+  o->workers = o->serial ? 1 : (int)v;
+  ompemu_env_size("OMPEMU_STACK_SIZE", 8u << 20, 64u << 10, (size_t)1 << 32,
+                  &sz);
+  o->stack_size = sz;
+  ompemu_env_int("OMPEMU_SPIN_US", 50, 0, 1000000, &v);
+  o->spin_ns = (long)v * 1000;
+}
+
+/* ---------------------------------------------------------------- queue */
+
+static void push(struct worker *w, struct cmd *c) {
+  c->next = NULL;
+  pthread_mutex_lock(&w->lock);
+  if (w->tail)
+    w->tail->next = c;
+  else
+    w->head = c;
+  w->tail = c;
+  atomic_fetch_add(&w->count, 1);
+  pthread_mutex_unlock(&w->lock);
+  atomic_fetch_add(&w->posted, 1);
+  if (atomic_load(&w->sleeping))
+    wait_futex(&w->posted, FUTEX_WAKE, 1);
+}
+
+static struct cmd *pop(struct worker *w) {
+  if (atomic_load_explicit(&w->count, memory_order_acquire) == 0)
+    return NULL;
+  pthread_mutex_lock(&w->lock);
+  struct cmd *c = w->head;
+  if (c) {
+    w->head = c->next;
+    if (!w->head)
+      w->tail = NULL;
+    atomic_fetch_sub(&w->count, 1);
+  }
+  pthread_mutex_unlock(&w->lock);
+  return c;
+}
+
+/* Wait on the host until *ST, a command of worker W, is ST_DONE. */
+static void wait_done(struct worker *w, _Atomic uint32_t *st) {
+  if (wait_spin(&w->host_spin, host_max(w->d), FAST_NS, st, ST_PENDING))
+    return;
+  uint32_t exp = ST_PENDING;
+  if (wait_yield(st, ST_PENDING, w->d->opt.spin_ns))
+    return;
+  if (!atomic_compare_exchange_strong(st, &exp, ST_SLEEPING))
+    return; /* became ST_DONE */
+  while (atomic_load(st) != ST_DONE)
+    wait_futex(st, FUTEX_WAIT, ST_SLEEPING);
+}
+
+static void complete(struct cmd *c) {
+  if (atomic_exchange(&c->state, ST_DONE) == ST_SLEEPING)
+    wait_futex(&c->state, FUTEX_WAKE, 1); /* C may be dead memory: no access */
+}
+
+/* ---------------------------------------------------------------- events */
+
+struct exec_event *exec_event_create(void) {
+  struct exec_event *ev = calloc(1, sizeof *ev);
+  if (ev) {
+    pthread_mutex_init(&ev->lock, NULL);
+    pthread_cond_init(&ev->cond, NULL);
+  }
+  return ev;
+}
+
+static void event_reach(struct exec_event *ev, uint64_t gen) {
+  pthread_mutex_lock(&ev->lock);
+  if (ev->completed < gen)
+    ev->completed = gen;
+  pthread_cond_broadcast(&ev->cond);
+  pthread_mutex_unlock(&ev->lock);
+}
+
+static void event_wait_gen(struct exec_event *ev, uint64_t gen) {
+  pthread_mutex_lock(&ev->lock);
+  while (ev->completed < gen)
+    pthread_cond_wait(&ev->cond, &ev->lock);
+  pthread_mutex_unlock(&ev->lock);
+}
+
+/* ---------------------------------------------------------------- worker */
+
+/* Call kernel C on worker W.  0, or -1 with the reason in *F. */
+static int run_kernel(struct worker *w, struct cmd *c, struct exec_fault *f) {
+  f->entry = c->entry;
+  w->nkernels++;
+  if (c->fail_why) {
+    snprintf(f->why, sizeof f->why, "%s", c->fail_why);
+    return -1;
+  }
+  return exec_call_kernel(&w->cifs, c->entry, c->vals, c->n, &c->ctx, f);
+}
+
+/* Keep F as stream S's fault unless it has one (only S's worker writes). */
+static void stream_fail(struct exec_stream *s, const struct exec_fault *f) {
+  if (atomic_load_explicit(&s->failed, memory_order_relaxed))
+    return;
+  s->fault = *f;
+  atomic_store_explicit(&s->failed, 1, memory_order_release);
+}
+
+static void run(struct worker *w, struct cmd *c) {
+  struct exec_stream *s = c->stream;
+  struct emu_obs_run obs;
+  EMU_OBS_START(&obs, c->kind == CMD_KERNEL, c->kind == CMD_COPY, c->entry,
+                c->len, c->obs_id);
+  switch (c->kind) {
+  case CMD_KERNEL: {
+    struct exec_fault f;
+    if (run_kernel(w, c, &f) != 0) {
+      if (s) {
+        stream_fail(s, &f);
+      } else {
+        *c->fault = f;
+        c->failed = 1; /* read by the host after complete() */
+      }
+    }
+    break;
+  }
+  case CMD_CALL: {
+    struct emu_devctx *old = emu_current_ctx();
+    if (c->has_ctx)
+      emu_set_ctx(&c->ctx);
+    c->fn(c->arg);
+    emu_set_ctx(old);
+    break;
+  }
+  case CMD_COPY:
+    memcpy(c->dst, c->src, c->len);
+    break;
+  case CMD_EVSET:
+    event_reach(c->ev, c->gen);
+    break;
+  case CMD_EVWAIT:
+    event_wait_gen(c->ev, c->gen);
+    break;
+  case CMD_MARK:
+    break;
+  }
+  EMU_OBS_STOP(&obs);
+  if (!s) {
+    complete(c);
+    EMU_OBS_SEND(w->d->dev, w->idx, &obs);
+    return;
+  }
+  if (c->own_vals)
+    free(c->vals);
+  if (c->owned)
+    free(c);
+  /* The last access to C (a slot of S may be reused from here on). */
+  atomic_fetch_add_explicit(&s->done, 1, memory_order_release);
+  EMU_OBS_SEND(w->d->dev, w->idx, &obs);
+}
+
+static void *worker_main(void *arg) {
+  struct worker *w = arg;
+  long spin = w->d->opt.spin_ns;
+  self_worker = w;
+  for (;;) {
+    uint32_t v = atomic_load(&w->posted);
+    struct cmd *c = pop(w);
+    if (c) {
+      atomic_store_explicit(&w->busy, 1, memory_order_relaxed);
+      run(w, c);
+      atomic_store_explicit(&w->busy, 0, memory_order_release);
+      continue;
+    }
+    if (atomic_load(&w->stop))
+      break;
+    /* An idle worker spins (adaptively, as hosts do: a spin that fails
+     * only took CPU time from the thread that would post), then yields
+     * for the rest of OMPEMU_SPIN_US before it sleeps: a worker that
+     * slept makes the host's next wait a futex round trip. */
+    if (wait_spin(&w->idle_spin, host_max(w->d), 0, &w->posted, v) ||
+        wait_yield(&w->posted, v, spin))
+      continue;
+    atomic_store(&w->sleeping, 1);
+    if (atomic_load(&w->posted) == v && !atomic_load(&w->stop))
+      wait_futex(&w->posted, FUTEX_WAIT, v);
+    atomic_store(&w->sleeping, 0);
+  }
+  return NULL;
+}
+
+struct exec_device *exec_device_create(int dev, const struct exec_options *o) {
+  if (dev < 0 || dev >= EMU_MAX_DEVICES)
+    return NULL;
+  struct exec_device *d = zalloc64(sizeof *d);
+  if (!d) {
+    ompemu_error("emu", "device %d: out of host memory for its workers", dev);
+    return NULL;
+  }
+  d->dev = dev;
+  d->opt = *o;
+  d->nworkers = o->workers < 1 ? 1 : o->workers > MAX_WORKERS ? MAX_WORKERS
+                                                               : o->workers;
+  pthread_attr_t at;
+  pthread_attr_init(&at);
+  int e = pthread_attr_setstacksize(&at, o->stack_size);
+  if (e) {
+    ompemu_error("emu", "device %d: cannot use a worker stack of %zu bytes: "
+                 "%s", dev, o->stack_size, strerror(e));
+    pthread_attr_destroy(&at);
+    free(d);
+    return NULL;
+  }
+  for (int i = 0; i < d->nworkers; i++) {
+    struct worker *w = &d->w[i];
+    w->d = d;
+    w->idx = i;
+    pthread_mutex_init(&w->lock, NULL);
+    e = pthread_create(&w->th, &at, worker_main, w);
+    if (e) {
+      ompemu_error("emu", "device %d: cannot start worker thread %d (stack "
+                   "%zu bytes): %s", dev, i, o->stack_size, strerror(e));
+      d->nworkers = i;
+      pthread_attr_destroy(&at);
+      exec_device_destroy(d);
+      return NULL;
+    }
+    char name[16];
+    snprintf(name, sizeof name, "emu-dev%d.%d", dev % 100, i % 100);
+    pthread_setname_np(w->th, name);
+  }
+  pthread_attr_destroy(&at);
+  ompemu_trace(2, "emu", "device %d: %d worker thread(s), stack %zu bytes%s",
+               dev, d->nworkers, o->stack_size, o->serial ? ", serial" : "");
+  return d;
+}
+
+int exec_device_destroy(struct exec_device *d) {
+  if (!d)
+    return 0;
+  /* A worker cannot join itself (exit called by a kernel), and one still
+   * running a command would make the join wait for it, maybe forever. */
+  for (int i = 0; i < d->nworkers; i++)
+    if (self_worker == &d->w[i] ||
+        atomic_load_explicit(&d->w[i].busy, memory_order_acquire))
+      return -1;
+  free(spare_stream[d->dev]); /* the caller's; others stay with their threads */
+  spare_stream[d->dev] = NULL;
+  for (int i = 0; i < d->nworkers; i++) {
+    struct worker *w = &d->w[i];
+    atomic_store(&w->stop, 1);
+    atomic_fetch_add(&w->posted, 1);
+    wait_futex(&w->posted, FUTEX_WAKE, 1);
+    pthread_join(w->th, NULL);
+    pthread_mutex_destroy(&w->lock);
+  }
+  free(d);
+  return 0;
+}
+
+int exec_on_worker(void) { return self_worker != NULL; }
+
+unsigned long exec_worker_kernels(void) {
+  return self_worker ? self_worker->nkernels : 0;
+}
+
+size_t exec_worker_stack_size(void) {
+  return self_worker ? self_worker->d->opt.stack_size : 0;
+}
+
+/* Report F, a fault nobody asked for, on device DEV. */
+static void report_fault(int dev, const struct exec_fault *f) {
+  ompemu_error("emu", "device %d: kernel " OMPEMU_PTR " could not start: %s",
+               dev, OMPEMU_P(f->entry), f->why);
+}
+
+/* ---------------------------------------------------------------- host */
+
+static struct worker *my_w(struct exec_device *d) {
+  int k = my_worker[d->dev];
+  if (!k) {
+    k = atomic_fetch_add(&d->next_worker, 1) % d->nworkers + 1;
+    my_worker[d->dev] = k;
+  }
+  return &d->w[k - 1];
+}
+
+static struct exec_stream *stream_get(struct exec_device *d,
+                                      struct exec_stream **sp) {
+  if (!*sp) {
+    struct exec_stream *s = spare_stream[d->dev];
+    if (s) {
+      spare_stream[d->dev] = NULL;
+      s->enq = 0;
+      atomic_store_explicit(&s->done, 0, memory_order_relaxed);
+      atomic_store_explicit(&s->failed, 0, memory_order_relaxed);
+    } else {
+      s = zalloc64(sizeof *s);
+    }
+    if (!s) {
+      ompemu_error("emu", "device %d: out of host memory for a queue", d->dev);
+      return NULL;
+    }
+    s->w = my_w(d);
+    *sp = s;
+  }
+  return *sp;
+}
+
+int exec_pending(struct exec_stream *s) {
+  return s && atomic_load_explicit(&s->done, memory_order_acquire) != s->enq;
+}
+
+static void cmd_init(struct cmd *c, enum cmd_kind kind) {
+  c->next = NULL;
+  c->kind = kind;
+  atomic_store_explicit(&c->state, ST_PENDING, memory_order_relaxed);
+  c->stream = NULL;
+  c->owned = c->own_vals = c->has_ctx = c->failed = 0;
+  c->fault = NULL;
+  c->fail_why = NULL;
+  c->n = 0;
+  c->vals = NULL;
+  c->obs_id = 0;
+}
+
+/* A command of KIND: STACK (synchronous) when SP is NULL, else one for
+ * *SP's next position, a free slot of the stream or malloc'd. */
+static struct cmd *new_cmd(struct exec_device *d, struct exec_stream **sp,
+                           struct cmd *stack, enum cmd_kind kind) {
+  if (!sp) {
+    cmd_init(stack, kind);
+    return stack;
+  }
+  struct exec_stream *s = stream_get(d, sp);
+  if (!s)
+    return NULL;
+  struct cmd *c;
+  int owned = 0;
+  if (atomic_load_explicit(&s->done, memory_order_acquire) + NSLOT > s->enq) {
+    c = &s->slot[s->enq % NSLOT];
+  } else if ((c = zalloc64(sizeof *c))) {
+    owned = 1;
+  } else {
+    ompemu_error("emu", "device %d: out of host memory for a command", d->dev);
+    return NULL;
+  }
+  cmd_init(c, kind);
+  c->stream = s;
+  c->owned = (unsigned char)owned;
+  return c;
+}
+
+/* Queue C (from new_cmd): on its stream, or on the caller's worker,
+ * waiting for it.  -1 if C is a synchronous kernel that could not start. */
+static int submit(struct exec_device *d, struct cmd *c) {
+  struct exec_stream *s = c->stream;
+  if (s) {
+    s->enq++;
+    push(s->w, c);
+    return 0;
+  }
+  struct worker *w = my_w(d);
+  push(w, c);
+  wait_done(w, &c->state);
+  return c->failed ? -1 : 0;
+}
+
+int exec_launch(struct exec_device *d, struct exec_stream **sp, void *entry,
+                void *const *args, const ptrdiff_t *offsets, int32_t n,
+                const struct emu_devctx *ctx, struct exec_fault *fault) {
+  if (n < 0 || !entry)
+    return -1;
+  struct exec_fault local;
+  struct cmd stack, *c = new_cmd(d, sp, &stack, CMD_KERNEL);
+  if (!c)
+    return -1;
+  c->entry = entry;
+  c->n = n;
+  c->ctx = *ctx;
+  c->has_ctx = 1;
+  c->fault = fault ? fault : &local;
+  void *vla[n <= 256 ? (n ? n : 1) : 1];
+  if (n <= INLINE_ARGS)
+    c->vals = c->inline_vals;
+  else if (!sp && n <= 256)
+    c->vals = vla;
+  else if ((c->vals = malloc((size_t)n * sizeof(void *))))
+    c->own_vals = sp != NULL;
+  else {
+    if (c->owned)
+      free(c);
+    ompemu_error("emu", "device %d: out of host memory for the %d arguments "
+                 "of kernel " OMPEMU_PTR, d->dev, n, OMPEMU_P(entry));
+    return -1;
+  }
+  if (offsets)
+    for (int32_t i = 0; i < n; i++)
+      c->vals[i] = (char *)args[i] + offsets[i];
+  else
+    for (int32_t i = 0; i < n; i++)
+      c->vals[i] = args[i];
+  c->obs_id = EMU_OBS_QUEUED();
+  void **vals = c->vals; /* C may be gone once queued on a stream */
+  int rc = submit(d, c);
+  if (!sp && vals != stack.inline_vals && vals != vla)
+    free(vals);
+  if (rc != 0 && !fault)
+    report_fault(d->dev, &local);
+  return rc;
+}
+
+int exec_launch_failing(struct exec_device *d, struct exec_stream **sp,
+                        void *entry, const char *why,
+                        struct exec_fault *fault) {
+  struct exec_fault local;
+  struct cmd stack, *c = new_cmd(d, sp, &stack, CMD_KERNEL);
+  if (!c)
+    return -1;
+  c->entry = entry;
+  c->fail_why = why;
+  c->fault = fault ? fault : &local;
+  int rc = submit(d, c);
+  if (rc != 0 && !fault)
+    report_fault(d->dev, &local);
+  return rc;
+}
+
+int exec_call(struct exec_device *d, void (*fn)(void *), void *arg,
+              const struct emu_devctx *ctx) {
+  struct cmd c;
+  cmd_init(&c, CMD_CALL);
+  c.fn = fn;
+  c.arg = arg;
+  if (ctx) {
+    c.ctx = *ctx;
+    c.has_ctx = 1;
+  }
+  return submit(d, &c);
+}
+
+int exec_copy(struct exec_device *d, struct exec_stream **sp, void *dst,
+              const void *src, size_t len) {
+  if (!d->opt.serial && (!sp || !exec_pending(*sp))) {
+    memcpy(dst, src, len);
+    return 0;
+  }
+  struct cmd stack, *c = new_cmd(d, sp, &stack, CMD_COPY);
+  if (!c)
+    return -1;
+  c->dst = dst;
+  c->src = src;
+  c->len = len;
+  c->obs_id = EMU_OBS_QUEUED();
+  return submit(d, c);
+}
+
+int exec_drain(struct exec_device *d, struct exec_stream **sp,
+               struct exec_fault *fault) {
+  struct exec_stream *s = *sp;
+  if (!s)
+    return 0;
+  long obs_t0 = EMU_OBS_NOW();
+  /* Usually the work is short: watch DONE for a while (the worker's host
+   * budget) before queueing a marker to sleep on. */
+  if (exec_pending(s) && d->opt.spin_ns > 0) {
+    struct worker *w = s->w;
+    long ns = wait_budget_get(&w->host_spin, host_max(d)), start = 0, t = 0;
+    for (unsigned i = 0; exec_pending(s); i++) {
+      wait_relax();
+      if ((i & 31) == 31) {
+        t = wait_now_ns();
+        if (!start)
+          start = t;
+        else if (t - start > ns)
+          break;
+      }
+    }
+    wait_budget_update(&w->host_spin, ns, !exec_pending(s) && t - start < FAST_NS,
+                  host_max(d));
+  }
+  if (exec_pending(s) && d->opt.spin_ns > 0) {
+    long start = wait_now_ns();
+    for (unsigned i = 1; exec_pending(s); i++) {
+      sched_yield();
+      if ((i & 7) == 0 && wait_now_ns() - start > d->opt.spin_ns)
+        break;
+    }
+  }
+  if (exec_pending(s)) {
+    /* The marker runs after every command of S, so S is idle afterwards.
+     * When DONE == ENQ the worker's last access to S is already behind. */
+    struct cmd m;
+    cmd_init(&m, CMD_MARK);
+    push(s->w, &m);
+    wait_done(s->w, &m.state);
+  }
+  EMU_OBS_WAIT(d->dev, s->w->idx, obs_t0);
+  /* DONE (acquire) covers FAILED: the worker sets it before counting. */
+  if (!atomic_load_explicit(&s->failed, memory_order_acquire))
+    return 0;
+  if (fault)
+    *fault = s->fault;
+  return -1;
+}
+
+int exec_sync(struct exec_device *d, struct exec_stream **sp,
+              struct exec_fault *fault) {
+  struct exec_stream *s = *sp;
+  if (!s)
+    return 0;
+  struct exec_fault local;
+  int rc = exec_drain(d, sp, &local);
+  if (rc != 0) {
+    if (fault)
+      *fault = local;
+    else
+      report_fault(d->dev, &local);
+  }
+  spare_put(d->dev, s);
+  *sp = NULL;
+  return rc;
+}
+
+int exec_event_record(struct exec_device *d, struct exec_event *ev,
+                      struct exec_stream **sp) {
+  pthread_mutex_lock(&ev->lock);
+  uint64_t gen = ++ev->recorded;
+  pthread_mutex_unlock(&ev->lock);
+  if (!sp || !exec_pending(*sp)) {
+    event_reach(ev, gen);
+    return 0;
+  }
+  struct cmd *c = new_cmd(d, sp, NULL, CMD_EVSET);
+  if (!c)
+    return -1;
+  c->ev = ev;
+  c->gen = gen;
+  return submit(d, c);
+}
+
+int exec_event_wait(struct exec_device *d, struct exec_event *ev,
+                    struct exec_stream **sp) {
+  pthread_mutex_lock(&ev->lock);
+  uint64_t gen = ev->recorded;
+  int reached = ev->completed >= gen;
+  pthread_mutex_unlock(&ev->lock);
+  if (reached)
+    return 0;
+  if (!sp) {
+    event_wait_gen(ev, gen);
+    return 0;
+  }
+  struct cmd *c = new_cmd(d, sp, NULL, CMD_EVWAIT);
+  if (!c)
+    return -1;
+  c->ev = ev;
+  c->gen = gen;
+  return submit(d, c);
+}
+
+int exec_event_sync(struct exec_event *ev) {
+  pthread_mutex_lock(&ev->lock);
+  uint64_t gen = ev->recorded;
+  pthread_mutex_unlock(&ev->lock);
+  event_wait_gen(ev, gen);
+  return 0;
+}
+
+int exec_event_destroy(struct exec_event *ev) {
+  if (!ev)
+    return 0;
+  exec_event_sync(ev); /* no queued command may still point at it */
+  /* The worker's last access is its unlock in event_reach. */
+  pthread_mutex_lock(&ev->lock);
+  pthread_mutex_unlock(&ev->lock);
+  pthread_cond_destroy(&ev->cond);
+  pthread_mutex_destroy(&ev->lock);
+  free(ev);
+  return 0;
+}

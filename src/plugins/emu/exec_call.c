@@ -1,0 +1,82 @@
+/* libffi kernel calls of the emu device's workers (see exec_call.h): every
+ * argument a pointer, as clang's x86-64 device code expects; the call
+ * descriptions for fewer than EXEC_CIF_CACHE arguments are prepared once
+ * per worker, larger ones per call. */
+#include "config.h"
+#include "exec_call.h"
+#include "devicertl_flang.h"
+#include "exec.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define INLINE_ARGS 32 /* argument lists this long live on the stack */
+
+static ffi_type *ptr_types[EXEC_CIF_CACHE];
+static pthread_once_t types_once = PTHREAD_ONCE_INIT;
+
+static void init_types(void) {
+  for (int i = 0; i < EXEC_CIF_CACHE; i++)
+    ptr_types[i] = &ffi_type_pointer;
+}
+
+/* The prepared call for N pointer arguments: cached in CIFS, or TMP with
+ * its type list in *TMP_TYPES (the caller frees it).  NULL if libffi
+ * cannot prepare it or there is no memory. */
+static ffi_cif *cif_for(struct exec_cifs *cifs, int32_t n, ffi_cif *tmp,
+                        ffi_type ***tmp_types) {
+  if (n < EXEC_CIF_CACHE) {
+    if (!cifs->ok[n]) {
+      pthread_once(&types_once, init_types);
+      if (ffi_prep_cif(&cifs->cif[n], FFI_DEFAULT_ABI, (unsigned)n,
+                       &ffi_type_void, ptr_types) != FFI_OK)
+        return NULL;
+      cifs->ok[n] = 1;
+    }
+    return &cifs->cif[n];
+  }
+  ffi_type **t = malloc((size_t)n * sizeof *t);
+  if (!t)
+    return NULL;
+  for (int32_t i = 0; i < n; i++)
+    t[i] = &ffi_type_pointer;
+  if (ffi_prep_cif(tmp, FFI_DEFAULT_ABI, (unsigned)n, &ffi_type_void, t) !=
+      FFI_OK) {
+    free(t);
+    return NULL;
+  }
+  *tmp_types = t;
+  return tmp;
+}
+
+int exec_call_kernel(struct exec_cifs *cifs, void *entry, void **vals,
+                     int32_t n, struct emu_devctx *ctx,
+                     struct exec_fault *f) {
+  ffi_cif tmp, *cif;
+  ffi_type **tmp_types = NULL;
+  cif = cif_for(cifs, n, &tmp, &tmp_types);
+  if (!cif) {
+    snprintf(f->why, sizeof f->why, "libffi cannot prepare a call with %d "
+             "pointer arguments", n);
+    return -1;
+  }
+  void *small[INLINE_ARGS];
+  void **av = n <= INLINE_ARGS ? small : malloc((size_t)n * sizeof *av);
+  if (!av) {
+    free(tmp_types);
+    snprintf(f->why, sizeof f->why, "out of host memory for the list of its "
+             "%d arguments", n);
+    return -1;
+  }
+  for (int32_t i = 0; i < n; i++)
+    av[i] = &vals[i];
+  struct emu_devctx *old = emu_current_ctx();
+  emu_set_ctx(ctx);
+  devicertl_call_kernel(cif, entry, av, ctx); /* flang's: a league */
+  emu_set_ctx(old);
+  if (av != small)
+    free(av);
+  free(tmp_types);
+  return 0;
+}

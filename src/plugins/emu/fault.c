@@ -1,0 +1,200 @@
+/* The emu device's fault handler (see fault.h).  It runs on the faulting
+ * thread, which holds no arena lock (kernels never run inside the arena),
+ * so it may describe the address with the arena's structures; it writes
+ * its one message with write(2), flushes stdio and ends the process (check
+ * mode) or hands the fault on.
+ *
+ * The variable is named by the runtime, when it exports
+ *   int ompemu_describe_device_addr(const void *addr, char *buf, size_t len)
+ * (0 and a NUL-terminated name in BUF when it knows ADDR), looked up with
+ * dlsym(RTLD_DEFAULT) when the handler is installed. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* REG_ERR */
+#endif
+#include "config.h"
+#include "fault.h"
+#include "arena.h"
+#include "arena_internal.h"
+#include "devicertl.h"
+#include "trace.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#define MAX_ARENAS (2 * EMU_MAX_DEVICES + 16)
+
+static struct emu_arena *_Atomic arenas[MAX_ARENAS];
+static uintptr_t alias_base;
+static size_t alias_size;
+static void (*alias_describe)(uintptr_t x, char *buf, size_t len);
+static int check_on, check_status = EMU_CHECK_EXIT_DEFAULT;
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sigaction old_segv, old_bus;
+static int installed; /* ours was installed (and may have been replaced) */
+static int (*describe_var)(const void *addr, char *buf, size_t len);
+
+static void out(const char *s) {
+  size_t n = strlen(s);
+  while (n) {
+    ssize_t w = write(2, s, n);
+    if (w <= 0)
+      return;
+    s += w;
+    n -= (size_t)w;
+  }
+}
+
+/* The kernel running on this thread, or the one started last on DEV. */
+static const struct emu_devctx *kernel_ctx(int dev) {
+  const struct emu_devctx *c = emu_current_ctx();
+  if (c && c->entry)
+    return c;
+  if (dev >= 0)
+    return emu_last_ctx(dev);
+  for (int d = 0; d < EMU_MAX_DEVICES; d++)
+    if ((c = emu_last_ctx(d)))
+      return c;
+  return NULL;
+}
+
+static void kernel_words(const struct emu_devctx *c, char *buf, size_t len) {
+  const char *name =
+      c && c->entry && arena_kernel_namer ? arena_kernel_namer(c->entry) : NULL;
+  if (name)
+    snprintf(buf, len, "kernel %s", name);
+  else if (c && c->entry)
+    snprintf(buf, len, "kernel at " OMPEMU_PTR, OMPEMU_P(c->entry));
+  else
+    snprintf(buf, len, "device code");
+}
+
+/* Hand the fault to the handler that was there before ours. */
+static void chain(int sig, siginfo_t *si, void *uc) {
+  struct sigaction *old = sig == SIGBUS ? &old_bus : &old_segv;
+  if ((old->sa_flags & SA_SIGINFO) && old->sa_sigaction) {
+    old->sa_sigaction(sig, si, uc);
+    return;
+  }
+  if (old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN) {
+    old->sa_handler(sig);
+    return;
+  }
+  /* Default action: restore it; returning re-runs the access. */
+  signal(sig, SIG_DFL);
+}
+
+static void on_fault(int sig, siginfo_t *si, void *uc) {
+  uintptr_t x = (uintptr_t)si->si_addr;
+  struct emu_arena *hit = NULL;
+  for (int k = 0; k < MAX_ARENAS && !hit; k++) {
+    struct emu_arena *a = atomic_load(&arenas[k]);
+    if (a && arena_owns(a, (void *)x))
+      hit = a;
+  }
+  int is_alias = alias_size && x >= alias_base && x < alias_base + alias_size;
+  const struct emu_devctx *cur = emu_current_ctx();
+  if (!hit && !is_alias && !(cur && cur->entry)) {
+    chain(sig, si, uc);
+    return;
+  }
+  const char *access = "access";
+#ifdef __x86_64__
+  if (sig == SIGSEGV && uc)
+    access = ((ucontext_t *)uc)->uc_mcontext.gregs[REG_ERR] & 2 ? "write"
+                                                                 : "read";
+#endif
+  int dev = hit ? arena_dev(hit) : -1;
+  char kern[300], where[400], var[300] = "", msg[1200];
+  kernel_words(kernel_ctx(dev), kern, sizeof kern);
+  if (is_alias) {
+    alias_describe(x, where, sizeof where);
+    snprintf(msg, sizeof msg, "emu: error: check: %s dereferenced host "
+             "pointer %s (%s at " OMPEMU_PTR ")\n", kern, where, access,
+             OMPEMU_P(x));
+  } else {
+    if (hit)
+      arena_describe(hit, x, where, sizeof where);
+    else
+      snprintf(where, sizeof where, "which is not device memory");
+    if (hit && describe_var) {
+      char name[256];
+      if (describe_var((void *)x, name, sizeof name) == 0 && name[0])
+        snprintf(var, sizeof var, " (variable %s)", name);
+    }
+    if (dev >= 0)
+      snprintf(msg, sizeof msg, "emu: error: device %d: %s: invalid %s of "
+               "device memory at " OMPEMU_PTR ", %s%s\n", dev, kern, access,
+               OMPEMU_P(x), where, var);
+    else
+      snprintf(msg, sizeof msg, "emu: error: %s: invalid %s at " OMPEMU_PTR
+               ", %s\n", kern, access, OMPEMU_P(x), where);
+  }
+  out(msg);
+  if (check_on) {
+    fflush(stdout);
+    fflush(stderr);
+    _exit(check_status);
+  }
+  chain(sig, si, uc);
+}
+
+void fault_install(void) {
+  pthread_mutex_lock(&reg_lock);
+  struct sigaction cur;
+  if (installed && sigaction(SIGSEGV, NULL, &cur) == 0 &&
+      !((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_fault))
+    installed = 0; /* replaced since: take it again, chaining to that one */
+  if (!installed) {
+    describe_var = (int (*)(const void *, char *, size_t))dlsym(
+        RTLD_DEFAULT, "ompemu_describe_device_addr");
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_fault;
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, &old_segv);
+    sigaction(SIGBUS, &sa, &old_bus);
+    installed = 1;
+  }
+  pthread_mutex_unlock(&reg_lock);
+}
+
+void fault_register_arena(struct emu_arena *a, int on) {
+  pthread_mutex_lock(&reg_lock);
+  for (int k = 0; k < MAX_ARENAS; k++) {
+    if (on && !atomic_load(&arenas[k])) {
+      atomic_store(&arenas[k], a);
+      break;
+    }
+    if (!on && atomic_load(&arenas[k]) == a) {
+      atomic_store(&arenas[k], NULL);
+      break;
+    }
+  }
+  pthread_mutex_unlock(&reg_lock);
+  if (on)
+    fault_install();
+}
+
+void fault_register_alias(uintptr_t base, size_t size,
+                          void (*describe)(uintptr_t x, char *buf,
+                                           size_t len)) {
+  __atomic_store_n(&alias_size, 0, __ATOMIC_RELEASE);
+  if (!size)
+    return;
+  alias_describe = describe;
+  alias_base = base;
+  __atomic_store_n(&alias_size, size, __ATOMIC_RELEASE);
+  fault_install();
+}
+
+void fault_set_check(int on, int exit_status) {
+  check_on = on;
+  check_status = exit_status;
+}

@@ -1,0 +1,110 @@
+/* Poison patterns (poison.h) and the AddressSanitizer hooks: ASan's
+ * __asan_poison_memory_region / __asan_unpoison_memory_region are looked up
+ * with dlsym(RTLD_DEFAULT) the first time, so the plugin needs no ASan
+ * runtime of its own and costs nothing without one. */
+#include "config.h"
+#include "poison.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <string.h>
+
+/* The canary checks read bytes that ASan was told are off limits. */
+#if defined(__SANITIZE_ADDRESS__)
+#define NO_ASAN __attribute__((no_sanitize_address))
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define NO_ASAN __attribute__((no_sanitize_address))
+#endif
+#endif
+#ifndef NO_ASAN
+#define NO_ASAN
+#endif
+
+static unsigned char check_byte(uintptr_t addr) {
+  return (unsigned char)(EMU_CHECK_POISON_WORD >> (8 * (addr & 3)));
+}
+
+void poison_fill(enum emu_poison_kind kind, void *p, size_t n) {
+  if (kind == EMU_POISON_DEFAULT) {
+    memset(p, EMU_POISON_BYTE, n);
+    return;
+  }
+  unsigned char *c = p;
+  while (n && ((uintptr_t)c & 7)) {
+    *c = check_byte((uintptr_t)c);
+    c++, n--;
+  }
+  uint64_t w = (uint64_t)EMU_CHECK_POISON_WORD << 32 | EMU_CHECK_POISON_WORD;
+  uint64_t *q = (uint64_t *)(void *)c;
+  for (size_t i = 0; i < n / 8; i++)
+    q[i] = w;
+  c += n / 8 * 8;
+  n %= 8;
+  while (n--) {
+    *c = check_byte((uintptr_t)c);
+    c++;
+  }
+}
+
+NO_ASAN size_t poison_count(enum emu_poison_kind kind, const void *p, size_t n) {
+  const unsigned char *c = p;
+  size_t count = 0;
+  if (kind == EMU_POISON_DEFAULT) {
+    for (size_t i = 0; i < n; i++)
+      count += c[i] == EMU_POISON_BYTE;
+    return count;
+  }
+  while (n && ((uintptr_t)c & 3)) {
+    count += *c == check_byte((uintptr_t)c);
+    c++, n--;
+  }
+  const uint32_t *q = (const uint32_t *)(const void *)c;
+  for (size_t i = 0; i < n / 4; i++)
+    count += q[i] == EMU_CHECK_POISON_WORD ? 4 : 0;
+  c += n / 4 * 4;
+  n %= 4;
+  while (n--) {
+    count += *c == check_byte((uintptr_t)c);
+    c++;
+  }
+  return count;
+}
+
+NO_ASAN size_t poison_first_diff(enum emu_poison_kind kind, const void *p, size_t n) {
+  const unsigned char *c = p;
+  for (size_t i = 0; i < n; i++) {
+    unsigned char want = kind == EMU_POISON_DEFAULT
+                             ? EMU_POISON_BYTE
+                             : check_byte((uintptr_t)(c + i));
+    if (c[i] != want)
+      return i;
+  }
+  return n;
+}
+
+typedef void (*asan_fn)(const volatile void *, size_t);
+static asan_fn asan_p, asan_u;
+static pthread_once_t asan_once = PTHREAD_ONCE_INIT;
+
+static void asan_lookup(void) {
+  asan_p = (asan_fn)dlsym(RTLD_DEFAULT, "__asan_poison_memory_region");
+  asan_u = (asan_fn)dlsym(RTLD_DEFAULT, "__asan_unpoison_memory_region");
+  if (!asan_p || !asan_u)
+    asan_p = asan_u = NULL;
+}
+
+int asan_present(void) {
+  pthread_once(&asan_once, asan_lookup);
+  return asan_p != NULL;
+}
+
+void asan_poison(const void *p, size_t n) {
+  if (n && asan_present())
+    asan_p(p, n);
+}
+
+void asan_unpoison(const void *p, size_t n) {
+  if (n && asan_present())
+    asan_u(p, n);
+}

@@ -1,0 +1,41 @@
+/* Front door: data constructs (docs/abi-clang14.md section 7.4): target data
+ * begin / end (also enter and exit data) and target update, each in four
+ * forms: mapper, nowait mapper, legacy (loc, names and mappers NULL) and
+ * legacy nowait.  Nowait forms run in order before they return, as in
+ * LLVM 14.  The _nowait_mapper forms are declared with 13 arguments but
+ * clang 14 passes 9: arguments 10-13 are never read. */
+#include "config.h"
+#include "doors.h"
+#include <ompemu/omptarget.h>
+
+static void data(enum rt_data_kind kind, ident_t *loc, int64_t device_id,
+                 int32_t arg_num, void **args_base, void **args,
+                 int64_t *arg_sizes, int64_t *arg_types,
+                 map_var_info_t *arg_names, void **arg_mappers) {
+  struct rt_args a = {loc,       arg_num,   args_base,   args, arg_sizes,
+                      arg_types, arg_names, arg_mappers, 0};
+  rt_target_data(kind, device_id, &a);
+}
+
+#define DATA_FORMS(what, KIND)                                               \
+  RT_EXPORT void __tgt_target_data_##what##_mapper(OMPEMU_DATA_MAPPER_ARGS) { \
+    data(KIND, loc, device_id, arg_num, args_base, args, arg_sizes,          \
+         arg_types, arg_names, arg_mappers);                                 \
+  }                                                                          \
+  RT_EXPORT void __tgt_target_data_##what##_nowait_mapper(                   \
+      OMPEMU_DATA_MAPPER_ARGS, OMPEMU_DEP_ARGS) {                            \
+    data(KIND, loc, device_id, arg_num, args_base, args, arg_sizes,          \
+         arg_types, arg_names, arg_mappers);                                 \
+  }                                                                          \
+  RT_EXPORT void __tgt_target_data_##what(OMPEMU_DATA_LEGACY_ARGS) {         \
+    data(KIND, NULL, device_id, arg_num, args_base, args, arg_sizes,         \
+         arg_types, NULL, NULL);                                             \
+  }                                                                          \
+  RT_EXPORT void __tgt_target_data_##what##_nowait(OMPEMU_DATA_LEGACY_ARGS,  \
+                                                   OMPEMU_DEP_ARGS) {        \
+    data(KIND, NULL, device_id, arg_num, args_base, args, arg_sizes,         \
+         arg_types, NULL, NULL);                                             \
+  }
+DATA_FORMS(begin, RT_DATA_BEGIN)
+DATA_FORMS(end, RT_DATA_END)
+DATA_FORMS(update, RT_DATA_UPDATE)

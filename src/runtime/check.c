@@ -1,0 +1,464 @@
+/* The checking mode's observer (check.h, docs/check.md): set up from
+ * OMPEMU_CHECK / OMPEMU_REPORT in the library's constructor, before any
+ * other observer; each event under check_lock, handed to the files of the
+ * concerns; work that must wait for a queued kernel or copy to complete
+ * kept per thread until the queue wait that completes it; at exit the
+ * report, the summary and the exit status (OMPEMU_CHECK_EXIT when
+ * anything was found and the program would have exited with 0). */
+#define _GNU_SOURCE
+#include "config.h"
+#include "check.h"
+#include "envvar.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- work deferred to the queue wait ---- */
+
+struct pending {
+  enum obs_point point; /* COPY_TO, COPY_FROM */
+  int32_t dev;
+  uintptr_t hst, tgt, size;
+  const char *var;
+};
+static __thread struct {
+  int kernel; /* a kernel of the current construct was left queued */
+  struct pending *v;
+  int n, cap;
+} deferred;
+
+/* What a thread keeps between events goes when the thread ends. */
+static pthread_key_t thread_key;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+static __thread struct cregion *spare_region;
+
+static void thread_gone(void *arg) {
+  (void)arg;
+  free(deferred.v);
+  deferred.v = NULL;
+  deferred.n = deferred.cap = 0;
+  if (spare_region) {
+    free(spare_region->uses);
+    free(spare_region);
+    spare_region = NULL;
+  }
+}
+
+static void make_key(void) { pthread_key_create(&thread_key, thread_gone); }
+
+/* This thread now keeps something: have it freed at the thread's end. */
+static void keeps(void) {
+  static __thread int armed;
+  if (armed)
+    return;
+  armed = 1;
+  pthread_once(&key_once, make_key);
+  pthread_setspecific(thread_key, &armed);
+}
+
+static void defer(const struct obs_event *e) {
+  keeps();
+  if (deferred.n == deferred.cap) {
+    int nc = deferred.cap ? deferred.cap * 2 : 8;
+    struct pending *v = realloc(deferred.v, (size_t)nc * sizeof *v);
+    if (!v)
+      return;
+    deferred.v = v;
+    deferred.cap = nc;
+  }
+  deferred.v[deferred.n++] =
+      (struct pending){e->point, e->device, e->hst, e->tgt, (uintptr_t)e->size,
+                       e->var};
+}
+
+/* ---- the events ---- */
+
+static void region_begin(struct obs_event *e) {
+  struct cregion *r = spare_region;
+  spare_region = NULL;
+  if (r) {
+    struct cuse *uses = r->uses;
+    int cap = r->capuses;
+    memset(r, 0, sizeof *r);
+    r->uses = uses;
+    r->capuses = cap;
+  } else if (!(r = calloc(1, sizeof *r))) {
+    return;
+  }
+  r->kind = e->rkind;
+  r->nowait = e->nowait;
+  r->dev = e->device;
+  r->where = check_where(e->loc);
+  const char *colon = strrchr(r->where, ':');
+  r->line = colon ? atoi(colon + 1) : 0;
+  check_set_region(r);
+  if (check_cfg.check) {
+    hostptr_region_begin();
+    race_region_begin(r);
+  }
+}
+
+static void copy_to(int32_t dev, uintptr_t hst, uintptr_t tgt, uintptr_t size,
+                    const char *var) {
+  struct cregion *r = check_region();
+  struct cblock *b = cb_find_range(dev, tgt, size ? size : 1);
+  if (!b)
+    return;
+  uintptr_t off = tgt - b->tgt;
+  /* A copy of the block's own host range, or a pointer the runtime puts
+   * into it (attached, or put back when its pointee goes). */
+  int own = b->hst && hst >= b->hst && hst + size <= b->hst + b->size;
+  int pointer = 0;
+  if (size == sizeof(uintptr_t) && !own) {
+    uintptr_t v = *(const uintptr_t *)hst;
+    struct cblock *to = v ? cb_find(dev, v) : NULL;
+    if (to && to != b)
+      cb_link(b, v);
+    pointer = to != NULL || (!v && cb_is_pointer(b, off));
+  }
+  if (check_cfg.check) {
+    if (b->kind == CB_MAPPED && size && (own || pointer)) {
+      unsigned char *x = cb_expect(b);
+      if (x)
+        memcpy(x + off, (const void *)hst, size);
+      if (pointer)
+        cb_mark_pointer(b, off);
+    }
+    if (off == 0 && size == b->size)
+      b->initialized = 1;
+  }
+  if (check_cfg.check)
+    hostptr_after_copy_to(b, tgt, hst, size,
+                          r ? r->where : "omp_target_memcpy");
+  if (check_cfg.report)
+    report_copy_to(r, b, hst, size, var);
+  if (b->kind == CB_GLOBAL && check_cfg.check)
+    data_global_synced(b);
+}
+
+static void copy_from(int32_t dev, uintptr_t hst, uintptr_t tgt,
+                      uintptr_t size, const char *var) {
+  struct cregion *r = check_region();
+  struct cblock *b = cb_find_range(dev, tgt, size ? size : 1);
+  for (int i = 0; r && i < r->nuses; i++) {
+    struct cuse *u = &r->uses[i];
+    if (hst < u->hst + u->size && u->hst < hst + size)
+      u->copied_from = 1;
+  }
+  if (!b)
+    return;
+  int own = b->hst && hst >= b->hst && hst + size <= b->hst + b->size;
+  if (check_cfg.check) {
+    data_after_copy_from(r, b, tgt, hst, size, var);
+    if (b->kind == CB_MAPPED && size && own) {
+      unsigned char *x = cb_expect(b);
+      if (x)
+        memcpy(x + (tgt - b->tgt), (const void *)hst, size);
+    }
+  }
+  if (check_cfg.report)
+    report_copy_from(r, b, hst, size, var);
+  if (check_cfg.check) {
+    hostptr_after_copy_from(hst, size);
+    if (b->kind == CB_GLOBAL)
+      data_global_synced(b);
+  }
+}
+
+static void kernel_done(struct cregion *r) {
+  if (!r || !check_cfg.check)
+    return;
+  data_kernel_done(r);
+  race_kernel_done(r);
+}
+
+/* The queue completed: what waited for it, in order. */
+static void run_deferred(void) {
+  if (deferred.kernel) {
+    deferred.kernel = 0;
+    kernel_done(check_region());
+  }
+  for (int i = 0; i < deferred.n; i++) {
+    struct pending *p = &deferred.v[i];
+    if (p->point == OBS_COPY_TO)
+      copy_to(p->dev, p->hst, p->tgt, p->size, p->var);
+    else
+      copy_from(p->dev, p->hst, p->tgt, p->size, p->var);
+  }
+  deferred.n = 0;
+}
+
+static void region_end(void) {
+  struct cregion *r = check_region();
+  run_deferred();
+  check_set_region(NULL);
+  if (!r)
+    return;
+  int in_batch = r->in_batch;
+  if (check_cfg.check) {
+    data_region_end(r);
+    race_region_end(r); /* a member of a batch: freed with its batch */
+  }
+  if (!in_batch) {
+    for (int i = 0; i < r->nuses; i++)
+      free(r->uses[i].before);
+    free(r->uninit);
+    r->uninit = NULL;
+    if (spare_region) {
+      free(spare_region->uses);
+      free(spare_region);
+    }
+    keeps();
+    spare_region = r; /* the thread's next construct record */
+  }
+}
+
+static void kernel_begin(struct obs_event *e) {
+  struct cregion *r = check_region();
+  if (!r)
+    return;
+  r->kernel = check_intern(e->kernel);
+  if (check_cfg.check) {
+    hostptr_kernel_args(e, r->where);
+    data_globals_check(r, e->device);
+    data_kernel_begin(r, e);
+    race_kernel_begin(r);
+  }
+  if (check_cfg.report)
+    report_kernel(e);
+}
+
+static void on_alloc(const struct obs_event *e) {
+  struct cregion *r = check_region();
+  struct cblock *b =
+      cb_add(e->device, e->tgt, (uintptr_t)e->size,
+             !r ? CB_API : r->kind == OBS_R_TARGET ? CB_PRIVATE : CB_RAW);
+  if (b) {
+    b->hst = e->hst;
+    b->var = check_intern(e->var);
+  }
+}
+
+static void on_free(const struct obs_event *e, enum obs_phase ph) {
+  struct cregion *r = check_region();
+  struct cblock *b = cb_find(e->device, e->tgt);
+  if (!b || b->tgt != e->tgt)
+    return;
+  if (ph == OBS_PH_BEGIN) {
+    if (check_cfg.check)
+      data_before_free(r, b);
+    return;
+  }
+  if (e->result != 0)
+    return;
+  if (check_cfg.report)
+    report_block_gone(b);
+  cb_free(b, r ? r->where : "omp_target_free");
+}
+
+/* clang names the device slot of a `declare target link` variable V
+ * "V_decl_tgt_ref_ptr" (docs/abi-clang14.md). */
+static int link_pointer(const char *name) {
+  static const char suffix[] = "_decl_tgt_ref_ptr";
+  size_t n = strlen(name), s = sizeof suffix - 1;
+  return n > s && strcmp(name + n - s, suffix) == 0;
+}
+
+static void on_map(const struct obs_event *e) {
+  struct cregion *r = check_region();
+  if (e->decision == OBS_MAP_ABSENT) {
+    if (check_cfg.check)
+      data_update_absent(r, e);
+    return;
+  }
+  int global = !e->maptype && e->var && e->var[0] && e->var[0] != ';';
+  if (e->decision == OBS_MAP_NEW && global && link_pointer(e->var))
+    return; /* a `link` variable's reference pointer: not its data */
+  if (e->decision == OBS_MAP_NEW && global) {
+    struct cblock *g = cb_add(e->device, e->tgt, (uintptr_t)e->size,
+                              CB_GLOBAL);
+    if (g) {
+      g->hst = e->hst;
+      g->var = check_intern(e->var);
+    }
+    return;
+  }
+  struct cblock *b = cb_find(e->device, e->tgt);
+  if (e->decision == OBS_MAP_NEW && b && b->tgt == e->tgt) {
+    b->kind = CB_MAPPED;
+    b->maptype = e->maptype;
+    b->hst = e->hst;
+    b->var = check_intern(e->var);
+    b->mapped_at = r ? r->where : NULL;
+  }
+  if (e->decision != OBS_MAP_NEW && e->decision != OBS_MAP_EXISTS &&
+      e->decision != OBS_MAP_DECREMENT)
+    return;
+  struct cuse *u = check_region_use(r, e->hst, (uintptr_t)e->size, e->tgt,
+                                    check_intern(e->var), e->maptype);
+  if (e->decision == OBS_MAP_EXISTS && check_cfg.check)
+    data_map_exists(r, b, e);
+  if (u && e->decision == OBS_MAP_DECREMENT &&
+      (e->maptype & OMP_TGT_MAPTYPE_FROM) && !rt_usm()) {
+    u->decremented_from = 1;
+    u->refs = e->dyn_ref == UINT64_MAX || e->hold_ref == UINT64_MAX
+                  ? UINT64_MAX
+                  : e->dyn_ref + e->hold_ref;
+  }
+}
+
+static int on_event(struct obs_event *e, enum obs_phase ph) {
+  pthread_mutex_lock(&check_lock);
+  int ok = ph != OBS_PH_END || e->result == 0;
+  switch (e->point) {
+  case OBS_REGION:
+    if (ph == OBS_PH_BEGIN)
+      region_begin(e);
+    else
+      region_end();
+    break;
+  case OBS_ALLOC:
+    if (ph == OBS_PH_END && ok && e->tgt)
+      on_alloc(e);
+    break;
+  case OBS_FREE:
+    on_free(e, ph);
+    break;
+  case OBS_COPY_TO:
+  case OBS_COPY_FROM:
+    if (ph != OBS_PH_END || !ok)
+      break;
+    if (e->queued)
+      defer(e);
+    else if (e->point == OBS_COPY_TO)
+      copy_to(e->device, e->hst, e->tgt, (uintptr_t)e->size, e->var);
+    else
+      copy_from(e->device, e->hst, e->tgt, (uintptr_t)e->size, e->var);
+    break;
+  case OBS_KERNEL:
+    if (ph == OBS_PH_BEGIN)
+      kernel_begin(e);
+    else if (ok && e->queued)
+      deferred.kernel = 1;
+    else if (ok)
+      kernel_done(check_region());
+    break;
+  case OBS_WAIT:
+    if (ph == OBS_PH_END)
+      run_deferred();
+    break;
+  case OBS_MAP:
+    on_map(e);
+    break;
+  default:
+    break;
+  }
+  pthread_mutex_unlock(&check_lock);
+  return 0;
+}
+
+/* ---- the end ---- */
+
+/* The summary line; STATUS is the exit status the process will have, or
+ * -1 when it aborts (and keeps its own). */
+static void summary(int status) {
+  unsigned long repeats = 0, n = check_findings(&repeats);
+  unsigned long errors = ompemu_error_count();
+  unsigned long others = errors > n ? errors - n : 0;
+  char more[64] = "", also[96] = "", st[32] = "";
+  if (status >= 0)
+    snprintf(st, sizeof st, "; exit status %d", status);
+  if (repeats)
+    snprintf(more, sizeof more, " (and %lu repeat%s)", repeats,
+             repeats == 1 ? "" : "s");
+  if (others)
+    snprintf(also, sizeof also, ", %lu other error%s reported", others,
+             others == 1 ? "" : "s");
+  if (!n && !others)
+    ompemu_report(OMPEMU_NOTE, "ompemu: check: ", "no findings");
+  else if (!n)
+    ompemu_report(OMPEMU_NOTE, "ompemu: check: ", "no findings, but %lu "
+                  "error%s reported%s", others, others == 1 ? "" : "s", st);
+  else
+    ompemu_report(OMPEMU_NOTE, "ompemu: check: ", "%lu finding%s%s%s%s", n,
+                  n == 1 ? "" : "s", more, also, st);
+}
+
+/* At exit (obs_exit, before exit_status below) the report; on an abort
+ * the summary too. */
+static void finish(int fatal) {
+  pthread_mutex_lock(&check_lock);
+  if (check_cfg.report)
+    report_print();
+  pthread_mutex_unlock(&check_lock);
+  if (check_cfg.check && fatal)
+    summary(-1);
+}
+
+/* The last exit handler of ours: the summary, and the exit status
+ * OMPEMU_CHECK_EXIT when something was found and the program's is 0. */
+static void exit_status(int status, void *arg) {
+  (void)arg;
+  int found = ompemu_error_count() > 0;
+  summary(status == 0 && found ? check_cfg.exit_code : status);
+  if (status == 0 && found) {
+    fflush(NULL);
+    _exit(check_cfg.exit_code);
+  }
+}
+
+static const struct obs_observer observer = {
+    .name = "check",
+    .points = OBS_BIT(OBS_REGION) | OBS_BIT(OBS_ALLOC) | OBS_BIT(OBS_FREE) |
+              OBS_BIT(OBS_COPY_TO) | OBS_BIT(OBS_COPY_FROM) |
+              OBS_BIT(OBS_KERNEL) | OBS_BIT(OBS_WAIT) | OBS_BIT(OBS_MAP),
+    .event = on_event,
+    .finish = finish,
+};
+
+/* OMPEMU_CHECK_ORDER: source | reverse | seed:N | off. */
+static void read_order(void) {
+  const char *s = getenv("OMPEMU_CHECK_ORDER");
+  if (!s || !*s || strcmp(s, "source") == 0)
+    return;
+  if (strcmp(s, "reverse") == 0) {
+    check_cfg.order = ORDER_REVERSE;
+  } else if (strcmp(s, "off") == 0) {
+    check_cfg.order = ORDER_OFF;
+  } else if (strncmp(s, "seed:", 5) == 0 && s[5]) {
+    char *end;
+    unsigned long long v = strtoull(s + 5, &end, 0);
+    if (*end)
+      goto bad;
+    check_cfg.order = ORDER_SEED;
+    check_cfg.seed = v;
+  } else {
+    goto bad;
+  }
+  return;
+bad:
+  ompemu_error("ompemu", "OMPEMU_CHECK_ORDER=%s is not source, reverse, "
+               "seed:N or off: source order is used", s);
+}
+
+void obs_check_setup(void) {
+  long long v;
+  ompemu_env_bool("OMPEMU_CHECK", 0, &check_cfg.check);
+  ompemu_env_bool("OMPEMU_REPORT", 0, &check_cfg.report);
+  if (!check_cfg.check && !check_cfg.report)
+    return;
+  if (check_cfg.check) {
+    check_cfg.report = 1;
+    ompemu_env_int("OMPEMU_CHECK_EXIT", 99, 1, 255, &v);
+    check_cfg.exit_code = (int)v;
+    ompemu_env_int("OMPEMU_CHECK_HOLD_MS", 50, 0, 10000, &v);
+    check_cfg.hold_ms = (int)v;
+    read_order();
+    if (on_exit(exit_status, NULL) != 0)
+      ompemu_warning("ompemu", "check: on_exit failed: the exit status "
+                     "will not show findings");
+  }
+  obs_register(&observer);
+}

@@ -1,0 +1,265 @@
+/* The checking mode (`ompemu-run --check`, OMPEMU_CHECK=1) and the
+ * data-movement report (`ompemu-run --report`, OMPEMU_REPORT=1): one
+ * observer of the runtime's observation points (observe.h), split by
+ * concern (docs/check.md).  Files, each calling only the ones below it:
+ *   check.c          set-up, the observer (events to the files below), the
+ *                    deferred work of a queue wait, exit summary and status
+ *   check_race.c     nowait target regions: hold, deterministic order, races
+ *   check_data.c     lost results, stale data, uninitialised memory, use
+ *                    after exit data, update of unmapped data
+ *   check_hostptr.c  host pointers reaching device code: host aliases
+ *   check_report.c   redundant transfers, round trips, unused allocations
+ *   check_util.c     findings, names of variables and constructs, hashing,
+ *                    device memory access through the plugin, the
+ *                    thread's current construct
+ *   check_blocks.c   the table of device blocks (live and freed)
+ * check_describe.c exports ompemu_describe_device_addr (for the emu
+ * plugin's fault handler); check_api.c (omp_target_alloc'd blocks, used by
+ * device_memory.c in every mode) stands apart.
+ *
+ * Locks: check_lock (a leaf: taken inside the data path's map_lock, never
+ * the other way round) protects the block table and every file's state;
+ * the files' functions expect it held unless they say otherwise.  Plugin
+ * calls (copies, aliases, poison counts) are made with it held: the
+ * plugin calls back into the runtime only through the diagnostic sink,
+ * which takes no lock of ours. */
+#ifndef OMPEMU_CHECK_H
+#define OMPEMU_CHECK_H
+
+#include "doors.h"
+#include "observe.h"
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- configuration (check.c) ---- */
+
+enum check_order { ORDER_OFF, ORDER_SOURCE, ORDER_REVERSE, ORDER_SEED };
+
+struct check_config {
+  int check;         /* OMPEMU_CHECK: findings */
+  int report;        /* OMPEMU_REPORT, or check: the data-movement report */
+  int exit_code;     /* OMPEMU_CHECK_EXIT (default 99) */
+  enum check_order order; /* OMPEMU_CHECK_ORDER */
+  uint64_t seed;
+  int hold_ms;       /* OMPEMU_CHECK_HOLD_MS: how long a nowait region
+                        waits for others (default 50) */
+};
+RT_HIDDEN extern struct check_config check_cfg;
+RT_HIDDEN extern pthread_mutex_t check_lock;
+
+/* ---- device blocks (check_blocks.c) ---- */
+
+enum cblock_kind {
+  CB_RAW,     /* allocated, not (yet) known as a mapping */
+  CB_MAPPED,  /* the device copy of a mapped host range */
+  CB_PRIVATE, /* a private/firstprivate buffer of one launch */
+  CB_API,     /* omp_target_alloc / llvm_omp_target_alloc_* */
+  CB_GLOBAL   /* a declare-target global (device memory not ours) */
+};
+
+struct cedge { /* a device pointer stored in a block: attached pointee */
+  uintptr_t to; /* device address it holds */
+  struct cedge *next;
+};
+
+struct cblock {
+  int32_t dev;
+  uintptr_t tgt, size;   /* device range */
+  uintptr_t hst;         /* host begin (0: none) */
+  enum cblock_kind kind;
+  const char *var;       /* interned map name or global name, or NULL */
+  int64_t maptype;       /* of the entry that created the mapping */
+  const char *mapped_at; /* interned "file:line" of that construct */
+  const char *freed_at;  /* ... of the construct that removed it */
+  int freed;
+  uint64_t alloc_seq;    /* n-th allocation of the process */
+  /* check mode */
+  unsigned char *expect; /* device content as the runtime last knew it:
+                            copies of its own host range both ways,
+                            attached pointers, aliases (not copies from
+                            elsewhere, e.g. omp_target_memcpy: those are
+                            changes on the device); NULL until needed */
+  unsigned char *ptrmap; /* bit per 8-byte word: the device holds a
+                            pointer the runtime put there (attached, alias) */
+  int initialized;       /* every byte was written by a copy or kernel */
+  int uninit_reported;   /* a finding about its poison was made */
+  int lost_reported;     /* ... about a lost result */
+  const char *last_kernel; /* interned name of the last kernel it reached */
+  const char *last_kernel_at;
+  /* report */
+  int used;              /* reached by a kernel (argument or pointee) */
+  uint64_t mark;         /* traversal epoch */
+  struct cedge *edges;
+  /* globals (check mode) */
+  uint64_t sync_hash;    /* host bytes at the last transfer; 0 unknown */
+  int sync_known, stale_reported;
+  struct cblock *next_global;
+  struct cblock *next_freed; /* freed list, newest first */
+};
+
+/* Live block of device DEV containing TGT (or NULL). */
+RT_HIDDEN struct cblock *cb_find(int32_t dev, uintptr_t tgt);
+/* Live block containing [TGT, TGT+SIZE). */
+RT_HIDDEN struct cblock *cb_find_range(int32_t dev, uintptr_t tgt,
+                                       uintptr_t size);
+/* Live block of any device containing TGT. */
+RT_HIDDEN struct cblock *cb_find_any(uintptr_t tgt);
+/* The most recently freed block of DEV (any device when DEV < 0) that
+ * contained TGT and no live block has reused since, or NULL. */
+RT_HIDDEN struct cblock *cb_find_freed(int32_t dev, uintptr_t tgt);
+/* A new live block (replacing nothing: a live block overlapping it is
+ * forgotten first).  NULL when out of memory (reported). */
+RT_HIDDEN struct cblock *cb_add(int32_t dev, uintptr_t tgt, uintptr_t size,
+                                enum cblock_kind kind);
+/* B was freed by the construct at WHERE: kept among the freed blocks. */
+RT_HIDDEN void cb_free(struct cblock *b, const char *where);
+/* Declare-target globals of DEV (linked through next_global). */
+RT_HIDDEN struct cblock *cb_globals(int32_t dev);
+/* Every live block, in no particular order; FN returns non-zero to stop. */
+RT_HIDDEN void cb_foreach(int (*fn)(struct cblock *b, void *arg), void *arg);
+/* Record that B holds the device pointer TO (into a block of its device). */
+RT_HIDDEN void cb_link(struct cblock *b, uintptr_t to);
+/* Bytes of B's expected content, created (zeroed) on first use; NULL when
+ * out of memory. */
+RT_HIDDEN unsigned char *cb_expect(struct cblock *b);
+/* The word at offset OFF of B holds a pointer the runtime wrote; is it? */
+RT_HIDDEN void cb_mark_pointer(struct cblock *b, uintptr_t off);
+RT_HIDDEN int cb_is_pointer(const struct cblock *b, uintptr_t off);
+/* A process-unique increasing number. */
+RT_HIDDEN uint64_t cb_next_seq(void);
+/* Any device address seen, for telling device ranges from host ones. */
+RT_HIDDEN int cb_is_device_anchor(uintptr_t lo, uintptr_t hi);
+
+/* ---- utilities (check_util.c) ---- */
+
+/* One finding: "ompemu: check: " and the message, as an error through
+ * src/common/trace.h.  A message identical to an earlier one is counted,
+ * not printed again.  Takes no lock of ours. */
+RT_HIDDEN void check_finding(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+/* Findings printed, and repeats not printed. */
+RT_HIDDEN unsigned long check_findings(unsigned long *repeats);
+/* A copy of S that lives until exit (the same copy for the same S). */
+RT_HIDDEN const char *check_intern(const char *s);
+/* Interned "file:line" of a construct ("unknown location" if none). */
+RT_HIDDEN const char *check_where(const ident_t *loc);
+/* The variable of B in words: "a[0:n] (declared at t.c:9)" or "host
+ * [0x..., 0x...)" or "a declare target global g". */
+RT_HIDDEN const char *check_var_words(const char *var, uintptr_t hst,
+                                      uintptr_t size, char *buf, size_t len);
+RT_HIDDEN const char *check_block_words(const struct cblock *b, char *buf,
+                                        size_t len);
+/* Just the expression ("a[0:n]") or the host range. */
+RT_HIDDEN const char *check_var_short(const char *var, uintptr_t hst,
+                                      uintptr_t size, char *buf, size_t len);
+/* "tofrom", "always, to", "alloc", "implicit tofrom", ... of a map type;
+ * AT_EXIT: an entry of a data end ("release", "delete"). */
+RT_HIDDEN const char *check_maptype_words(int64_t type, int at_exit,
+                                          char *buf, size_t len);
+/* "target region", "data region entry", ... of a REGION kind. */
+RT_HIDDEN const char *check_region_words(int kind, int nowait);
+/* 64-bit hash of N bytes at P (never 0). */
+RT_HIDDEN uint64_t check_hash(const void *p, size_t n);
+/* The plugin of global device DEV: device copies and queries made
+ * directly (not observed).  0 / -1 (the plugin reports). */
+RT_HIDDEN int check_dev_read(int32_t dev, void *dst, uintptr_t tgt,
+                             size_t n);
+RT_HIDDEN int check_dev_write(int32_t dev, uintptr_t tgt, const void *src,
+                              size_t n);
+/* Bytes of [TGT, TGT+N) still holding the device's poison; -1 when the
+ * plugin cannot say. */
+RT_HIDDEN int64_t check_dev_poisoned(int32_t dev, uintptr_t tgt, size_t n);
+/* An alias for host pointer HOST from DEV's plugin, or 0. */
+RT_HIDDEN uintptr_t check_dev_alias(int32_t dev, uintptr_t host,
+                                    const char *desc);
+
+/* ---- per construct (check_util.c keeps the thread's current one; check.c
+ * creates them; the files of the concerns fill them) ---- */
+
+struct cuse { /* a mapping a construct used */
+  uintptr_t hst, size, tgt;
+  const char *var;
+  int64_t maptype;
+  int decremented_from; /* a FROM entry of a data end */
+  int copied_from;      /* ... and a copy back of it happened */
+  uint64_t refs;        /* reference count after the decrement */
+  uintptr_t wlo, whi;   /* host range of bytes its kernel changed */
+  unsigned char *before; /* device content before the kernel (races) */
+};
+
+struct cregion {
+  int kind;             /* enum obs_region_kind */
+  int nowait;
+  int32_t dev;
+  const char *where;    /* interned "file:line" */
+  int line;
+  const char *kernel;   /* interned kernel name */
+  struct cuse *uses;
+  int nuses, capuses;
+  /* races (check_race.c) */
+  int in_batch;         /* held with other nowait regions */
+  int tracked;          /* its kernel's writes are measured */
+  uint64_t order_key, arrival;
+  unsigned long member; /* index in its batch */
+  uint64_t concurrent;  /* bit set of batch members it overlapped */
+  int done;
+  /* kernel (check_data.c): device addresses of its argument blocks that
+   * were wholly uninitialised when it started */
+  uintptr_t *uninit;
+  int nuninit;
+};
+/* The construct this thread is in (NULL outside constructs). */
+RT_HIDDEN struct cregion *check_region(void);
+RT_HIDDEN void check_set_region(struct cregion *r);
+/* Record that R used [HST, HST+SIZE) at TGT; the entry, or NULL. */
+RT_HIDDEN struct cuse *check_region_use(struct cregion *r, uintptr_t hst,
+                                        uintptr_t size, uintptr_t tgt,
+                                        const char *var, int64_t maptype);
+
+/* ---- the concerns (each file's entry points, called by check.c) ---- */
+
+/* check_hostptr.c */
+RT_HIDDEN void hostptr_after_copy_to(struct cblock *b, uintptr_t tgt,
+                                     uintptr_t hst, uintptr_t size,
+                                     const char *where);
+RT_HIDDEN void hostptr_after_copy_from(uintptr_t hst, uintptr_t size);
+RT_HIDDEN void hostptr_kernel_args(struct obs_event *e, const char *where);
+RT_HIDDEN void hostptr_region_begin(void);
+RT_HIDDEN int hostptr_is_alias(uintptr_t v);
+/* The host value alias V stands for (0: not an alias). */
+RT_HIDDEN uintptr_t hostptr_host_of(uintptr_t v);
+
+/* check_data.c */
+RT_HIDDEN void data_after_copy_from(struct cregion *r, struct cblock *b,
+                                    uintptr_t tgt, uintptr_t hst,
+                                    uintptr_t size, const char *var);
+RT_HIDDEN void data_before_free(struct cregion *r, struct cblock *b);
+RT_HIDDEN void data_map_exists(struct cregion *r, struct cblock *b,
+                               const struct obs_event *e);
+RT_HIDDEN void data_update_absent(struct cregion *r,
+                                  const struct obs_event *e);
+RT_HIDDEN void data_region_end(struct cregion *r);
+RT_HIDDEN void data_kernel_begin(struct cregion *r, struct obs_event *e);
+RT_HIDDEN void data_kernel_done(struct cregion *r);
+RT_HIDDEN void data_globals_check(struct cregion *r, int32_t dev);
+RT_HIDDEN void data_global_synced(struct cblock *g);
+
+/* check_race.c */
+RT_HIDDEN void race_region_begin(struct cregion *r);
+RT_HIDDEN void race_region_end(struct cregion *r);
+RT_HIDDEN void race_kernel_begin(struct cregion *r);
+RT_HIDDEN void race_kernel_done(struct cregion *r);
+
+/* check_report.c */
+RT_HIDDEN void report_copy_to(struct cregion *r, struct cblock *b,
+                              uintptr_t hst, uintptr_t size, const char *var);
+RT_HIDDEN void report_copy_from(struct cregion *r, struct cblock *b,
+                                uintptr_t hst, uintptr_t size,
+                                const char *var);
+RT_HIDDEN void report_block_gone(struct cblock *b);
+RT_HIDDEN void report_kernel(struct obs_event *e);
+RT_HIDDEN void report_print(void);
+
+#endif

@@ -1,0 +1,329 @@
+/* The checking mode's table of device blocks (check.h): every block the
+ * runtime allocated (mapped data, private buffers, omp_target_alloc) and
+ * every declare-target global, per device, in a balanced tree keyed by
+ * the device range (live blocks never overlap, so "overlaps" orders them)
+ * and, for the lookups of a block's own start (most of them: allocation,
+ * free, map decisions, whole-block copies), a hash by start address;
+ * freed blocks are kept, newest first, for naming what a stale pointer
+ * points into.  Everything here runs under check_lock and calls nothing of
+ * the other check files. */
+#define _GNU_SOURCE
+#include "config.h"
+#include "check.h"
+
+#include <search.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_DEVICES 64
+/* Freed blocks remembered per device (then forgotten, oldest first). */
+#define FREED_KEPT 4096
+
+struct devtab {
+  void *live;                 /* tsearch tree of struct cblock */
+  struct cblock **byaddr;     /* open hash by tgt (NULL empty, TOMB gone) */
+  size_t cap, used;           /* used counts tombstones */
+  struct cblock *globals;
+  struct cblock *freed[FREED_KEPT]; /* ring, newest at freed_head - 1 */
+  unsigned freed_head, nfreed;
+  uintptr_t freed_lo, freed_hi; /* the span of every block ever freed */
+};
+
+static struct devtab *devs[MAX_DEVICES];
+static uint64_t seq;
+static struct cblock tomb_block;
+#define TOMB (&tomb_block)
+/* Block records given back, for reuse (one allocation per block saved). */
+static struct cblock *spare;
+
+static struct cblock *new_block(void) {
+  struct cblock *b = spare;
+  if (!b)
+    return calloc(1, sizeof *b);
+  spare = b->next_freed;
+  memset(b, 0, sizeof *b);
+  return b;
+}
+
+static void drop_block(struct cblock *b) {
+  b->next_freed = spare;
+  spare = b;
+}
+
+static size_t slot_of(uintptr_t tgt, size_t cap) {
+  return (size_t)((tgt >> 3) * 0x9e3779b97f4a7c15ull >> 17) & (cap - 1);
+}
+
+/* The live block starting at TGT, from the hash. */
+static struct cblock *by_start(const struct devtab *t, uintptr_t tgt) {
+  if (!t->cap)
+    return NULL;
+  for (size_t j = slot_of(tgt, t->cap);; j = (j + 1) & (t->cap - 1)) {
+    struct cblock *b = t->byaddr[j];
+    if (!b)
+      return NULL;
+    if (b != TOMB && b->tgt == tgt)
+      return b;
+  }
+}
+
+static void hash_put(struct devtab *t, struct cblock *b) {
+  if ((t->used + 1) * 2 > t->cap) {
+    size_t nc = t->cap ? t->cap * 2 : 256;
+    struct cblock **n = calloc(nc, sizeof *n);
+    if (!n)
+      return; /* lookups fall back to the tree */
+    for (size_t i = 0; i < t->cap; i++)
+      if (t->byaddr[i] && t->byaddr[i] != TOMB) {
+        size_t j = slot_of(t->byaddr[i]->tgt, nc);
+        while (n[j])
+          j = (j + 1) & (nc - 1);
+        n[j] = t->byaddr[i];
+      }
+    size_t live = 0;
+    for (size_t i = 0; i < nc; i++)
+      live += n[i] != NULL;
+    free(t->byaddr);
+    t->byaddr = n;
+    t->cap = nc;
+    t->used = live;
+  }
+  size_t j = slot_of(b->tgt, t->cap);
+  while (t->byaddr[j] && t->byaddr[j] != TOMB)
+    j = (j + 1) & (t->cap - 1);
+  if (!t->byaddr[j])
+    t->used++;
+  t->byaddr[j] = b;
+}
+
+static void hash_drop(struct devtab *t, struct cblock *b) {
+  if (!t->cap)
+    return;
+  for (size_t j = slot_of(b->tgt, t->cap); t->byaddr[j];
+       j = (j + 1) & (t->cap - 1))
+    if (t->byaddr[j] == b) {
+      t->byaddr[j] = TOMB;
+      return;
+    }
+}
+
+static struct devtab *tab(int32_t dev, int create) {
+  if (dev < 0 || dev >= MAX_DEVICES)
+    return NULL;
+  if (!devs[dev] && create)
+    devs[dev] = calloc(1, sizeof *devs[dev]);
+  return devs[dev];
+}
+
+/* Ranges that overlap compare equal (a lookup key is a range too; an
+ * empty block is taken as one byte long). */
+static int cmp(const void *a, const void *b) {
+  const struct cblock *x = a, *y = b;
+  uintptr_t xe = x->tgt + (x->size ? x->size : 1);
+  uintptr_t ye = y->tgt + (y->size ? y->size : 1);
+  if (xe <= y->tgt)
+    return -1;
+  if (ye <= x->tgt)
+    return 1;
+  return 0;
+}
+
+struct cblock *cb_find_range(int32_t dev, uintptr_t tgt, uintptr_t size) {
+  struct devtab *t = tab(dev, 0);
+  if (!t || !t->live)
+    return NULL;
+  struct cblock *s = by_start(t, tgt);
+  if (s)
+    return size <= (s->size ? s->size : 1) ? s : NULL;
+  struct cblock key = {.tgt = tgt, .size = size ? size : 1};
+  void **n = tfind(&key, &t->live, cmp);
+  if (!n)
+    return NULL;
+  struct cblock *b = *n;
+  uintptr_t be = b->tgt + (b->size ? b->size : 1);
+  return tgt >= b->tgt && tgt + (size ? size : 1) <= be ? b : NULL;
+}
+
+struct cblock *cb_find(int32_t dev, uintptr_t tgt) {
+  return cb_find_range(dev, tgt, 1);
+}
+
+struct cblock *cb_find_any(uintptr_t tgt) {
+  for (int d = 0; d < MAX_DEVICES; d++) {
+    struct cblock *b = devs[d] ? cb_find(d, tgt) : NULL;
+    if (b)
+      return b;
+  }
+  return NULL;
+}
+
+struct cblock *cb_find_freed(int32_t dev, uintptr_t tgt) {
+  for (int d = dev < 0 ? 0 : dev; d < (dev < 0 ? MAX_DEVICES : dev + 1);
+       d++) {
+    struct devtab *t = devs[d];
+    if (!t || !t->nfreed || tgt < t->freed_lo || tgt >= t->freed_hi ||
+        cb_find(d, tgt))
+      continue;
+    for (unsigned k = 0; k < t->nfreed; k++) {
+      struct cblock *b =
+          t->freed[(t->freed_head + FREED_KEPT - 1 - k) % FREED_KEPT];
+      if (tgt >= b->tgt && tgt < b->tgt + (b->size ? b->size : 1))
+        return b;
+    }
+  }
+  return NULL;
+}
+
+static void release(struct cblock *b) {
+  while (b->edges) {
+    struct cedge *n = b->edges->next;
+    free(b->edges);
+    b->edges = n;
+  }
+  free(b->expect);
+  b->expect = NULL;
+  free(b->ptrmap);
+  b->ptrmap = NULL;
+}
+
+static void unlink_global(struct devtab *t, struct cblock *b) {
+  for (struct cblock **p = &t->globals; *p; p = &(*p)->next_global)
+    if (*p == b) {
+      *p = b->next_global;
+      return;
+    }
+}
+
+struct cblock *cb_add(int32_t dev, uintptr_t tgt, uintptr_t size,
+                      enum cblock_kind kind) {
+  struct devtab *t = tab(dev, 1);
+  struct cblock *b = t ? new_block() : NULL;
+  if (!b) {
+    ompemu_error("ompemu", "check: out of memory recording device block "
+                 OMPEMU_PTR " of device %d", OMPEMU_P(tgt), (int)dev);
+    return NULL;
+  }
+  b->dev = dev;
+  b->tgt = tgt;
+  b->size = size;
+  b->kind = kind;
+  b->alloc_seq = ++seq;
+  /* A block the table missed the end of (a free it did not see): gone. */
+  void **n;
+  while ((n = tsearch(b, &t->live, cmp)) != NULL && *n != b) {
+    struct cblock *old = *n;
+    tdelete(old, &t->live, cmp);
+    hash_drop(t, old);
+    if (old->kind == CB_GLOBAL)
+      unlink_global(t, old);
+    release(old);
+    drop_block(old);
+  }
+  if (!n) {
+    drop_block(b);
+    ompemu_error("ompemu", "check: out of memory recording device block "
+                 OMPEMU_PTR " of device %d", OMPEMU_P(tgt), (int)dev);
+    return NULL;
+  }
+  hash_put(t, b);
+  if (kind == CB_GLOBAL) {
+    b->next_global = t->globals;
+    t->globals = b;
+  }
+  return b;
+}
+
+void cb_free(struct cblock *b, const char *where) {
+  struct devtab *t = tab(b->dev, 0);
+  if (!t)
+    return;
+  tdelete(b, &t->live, cmp);
+  hash_drop(t, b);
+  if (b->kind == CB_GLOBAL)
+    unlink_global(t, b);
+  release(b);
+  b->freed = 1;
+  b->freed_at = where;
+  if (!t->nfreed || b->tgt < t->freed_lo)
+    t->freed_lo = b->tgt;
+  if (b->tgt + b->size > t->freed_hi)
+    t->freed_hi = b->tgt + (b->size ? b->size : 1);
+  if (t->nfreed == FREED_KEPT)
+    drop_block(t->freed[t->freed_head]);
+  else
+    t->nfreed++;
+  t->freed[t->freed_head] = b;
+  t->freed_head = (t->freed_head + 1) % FREED_KEPT;
+}
+
+struct cblock *cb_globals(int32_t dev) {
+  struct devtab *t = tab(dev, 0);
+  return t ? t->globals : NULL;
+}
+
+/* twalk has no argument: the walk's state, under check_lock. */
+static int (*walk_fn)(struct cblock *, void *);
+static void *walk_arg;
+static int walk_stop;
+
+static void walk(const void *node, VISIT v, int depth) {
+  (void)depth;
+  if (walk_stop || (v != postorder && v != leaf))
+    return;
+  if (walk_fn(*(struct cblock *const *)node, walk_arg))
+    walk_stop = 1;
+}
+
+void cb_foreach(int (*fn)(struct cblock *b, void *arg), void *arg) {
+  walk_fn = fn;
+  walk_arg = arg;
+  walk_stop = 0;
+  for (int d = 0; d < MAX_DEVICES && !walk_stop; d++)
+    if (devs[d] && devs[d]->live)
+      twalk(devs[d]->live, walk);
+}
+
+void cb_link(struct cblock *b, uintptr_t to) {
+  for (struct cedge *e = b->edges; e; e = e->next)
+    if (e->to == to)
+      return;
+  struct cedge *e = malloc(sizeof *e);
+  if (!e)
+    return;
+  e->to = to;
+  e->next = b->edges;
+  b->edges = e;
+}
+
+unsigned char *cb_expect(struct cblock *b) {
+  if (!b->expect && b->size)
+    b->expect = calloc(1, b->size);
+  return b->expect;
+}
+
+void cb_mark_pointer(struct cblock *b, uintptr_t off) {
+  if (off >= b->size)
+    return;
+  if (!b->ptrmap && !(b->ptrmap = calloc(1, b->size / 64 + 1)))
+    return;
+  b->ptrmap[off / 64] |= (unsigned char)(1u << (off / 8 % 8));
+}
+
+int cb_is_pointer(const struct cblock *b, uintptr_t off) {
+  return b->ptrmap && off < b->size &&
+         (b->ptrmap[off / 64] >> (off / 8 % 8) & 1);
+}
+
+uint64_t cb_next_seq(void) { return ++seq; }
+
+int cb_is_device_anchor(uintptr_t lo, uintptr_t hi) {
+  for (int d = 0; d < MAX_DEVICES; d++) {
+    struct devtab *t = devs[d];
+    if (!t || !t->live)
+      continue;
+    struct cblock key = {.tgt = lo, .size = hi > lo ? hi - lo : 1};
+    if (tfind(&key, &t->live, cmp))
+      return 1;
+  }
+  return 0;
+}

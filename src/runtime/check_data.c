@@ -1,0 +1,393 @@
+/* Findings about the data itself (docs/check.md): results thrown away (a
+ * mapping removed without copying back although the device copy changed:
+ * `to` where `tofrom` was needed), an exit data whose `from` copied
+ * nothing because another reference keeps the mapping, stale data (a
+ * `to` map that copies nothing because the data is still mapped while the
+ * host changed it; a declare-target global whose host copy changed since
+ * the device last got it), uninitialised device memory (copied back, or
+ * read by a kernel that received only poison), a kernel given a pointer
+ * into a mapping that was removed, and `target update` of data that is not
+ * mapped.
+ *
+ * Device contents are read through the plugin (check_dev_read); a block's
+ * "expected" bytes are what the runtime last put there or got from there
+ * (check.c keeps them), so "the device changed" means the device bytes
+ * differ from them.  Words where the device holds a device pointer or an
+ * alias of a host pointer are not compared with the host's. */
+#define _GNU_SOURCE
+#include "config.h"
+#include "check.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The emu device's poison in check mode: this 32-bit word, aligned on the
+ * device address (docs/check.md, "Uninitialised device memory"). */
+#define POISON_WORD 0xFFF5A5A5u
+/* Poisoned bytes shorter than this in a row are taken for padding between
+ * the members of a struct, which no kernel writes. */
+#define MIN_POISON_RUN 8
+
+/* Bytes of [HST, HST+N) (a copy of device [TGT, TGT+N)) in runs of at
+ * least MIN_POISON_RUN poisoned bytes. */
+static uintptr_t poison_runs(uintptr_t hst, uintptr_t tgt, uintptr_t n) {
+  uintptr_t total = 0, run = 0;
+  uintptr_t skip = (4 - (tgt & 3)) & 3; /* to the first aligned word */
+  for (uintptr_t k = skip; k + 4 <= n; k += 4) {
+    uint32_t w;
+    memcpy(&w, (const void *)(hst + k), 4);
+    if (w == POISON_WORD) {
+      run += 4;
+      continue;
+    }
+    if (run >= MIN_POISON_RUN)
+      total += run;
+    run = 0;
+  }
+  return run >= MIN_POISON_RUN ? total + run : total;
+}
+
+/* A device pointer or an alias of a host pointer: not data to compare. */
+static int pointer_word(uintptr_t v) {
+  return hostptr_is_alias(v) || (v >= 0x10000 && cb_find_any(v) != NULL);
+}
+
+/* Bytes of A and DEV_SIDE (N each, at offset OFF of block B) that differ,
+ * leaving out the words where the device holds a pointer: one the runtime
+ * put there, or any address of device memory or alias. */
+static uintptr_t differing(const unsigned char *a, const unsigned char *dev_side,
+                           uintptr_t n, const struct cblock *b, uintptr_t off) {
+  if (memcmp(a, dev_side, n) == 0)
+    return 0;
+  uintptr_t d = 0;
+  for (uintptr_t k = 0; k < n; k++) {
+    if (a[k] == dev_side[k])
+      continue;
+    uintptr_t w = (off + k) & ~(uintptr_t)7; /* the word, in the block */
+    if (b && cb_is_pointer(b, w))
+      continue;
+    if (w >= off && w + 8 <= off + n) {
+      uint64_t y;
+      memcpy(&y, dev_side + (w - off), 8);
+      if (pointer_word((uintptr_t)y))
+        continue;
+    }
+    d++;
+  }
+  return d;
+}
+
+/* The device bytes of [TGT, TGT+N) in a new buffer, or NULL. */
+static unsigned char *device_bytes(int32_t dev, uintptr_t tgt, uintptr_t n) {
+  unsigned char *buf = malloc(n ? n : 1);
+  if (buf && check_dev_read(dev, buf, tgt, n) != 0) {
+    free(buf);
+    buf = NULL;
+  }
+  return buf;
+}
+
+static const char *kernel_words(const struct cblock *b, char *buf, size_t len) {
+  if (b->last_kernel)
+    snprintf(buf, len, "kernel %s (%s)", b->last_kernel,
+             b->last_kernel_at ? b->last_kernel_at : "unknown location");
+  else
+    snprintf(buf, len, "device code");
+  return buf;
+}
+
+void data_after_copy_from(struct cregion *r, struct cblock *b, uintptr_t tgt,
+                          uintptr_t hst, uintptr_t size, const char *var) {
+  if (!b || b->kind == CB_GLOBAL || b->uninit_reported || b->initialized)
+    return;
+  int64_t poisoned = check_dev_poisoned(b->dev, tgt, size);
+  if (poisoned <= 0) {
+    if (poisoned == 0 && tgt == b->tgt && size == b->size)
+      b->initialized = 1;
+    return;
+  }
+  uintptr_t runs = poison_runs(hst, tgt, size);
+  if (!runs)
+    return;
+  b->uninit_reported = 1;
+  char v[400], mt[80], k[400], at[300];
+  if (b->kind == CB_MAPPED)
+    snprintf(mt, sizeof mt, " (map %s)",
+             check_maptype_words(b->maptype, 0, v, sizeof v));
+  else
+    snprintf(mt, sizeof mt, "%s", "");
+  if (r)
+    snprintf(at, sizeof at, "at the %s at %s",
+             check_region_words(r->kind, r->nowait), r->where);
+  else
+    snprintf(at, sizeof at, "by omp_target_memcpy");
+  if (b->kind == CB_MAPPED)
+    check_var_words(var ? var : b->var, hst, size, v, sizeof v);
+  else
+    check_block_words(b, v, sizeof v);
+  check_finding("uninitialized device memory copied to the host: %lu of %lu "
+                "bytes of %s%s that no copy or kernel wrote, %s; the last to "
+                "run with it: %s (device %d block " OMPEMU_PTR ")",
+                (unsigned long)runs, (unsigned long)size, v, mt, at,
+                kernel_words(b, k, sizeof k), (int)b->dev, OMPEMU_P(b->tgt));
+}
+
+void data_before_free(struct cregion *r, struct cblock *b) {
+  if (!r || b->kind != CB_MAPPED || !b->expect || b->lost_reported ||
+      !b->last_kernel)
+    return;
+  /* The entry that removed it: a `to` without `from` (release and delete
+   * throw the device copy away on purpose). */
+  int64_t type = -1;
+  for (int i = 0; i < r->nuses; i++)
+    if (r->uses[i].tgt >= b->tgt && r->uses[i].tgt < b->tgt + b->size)
+      type = r->uses[i].maptype;
+  if (type < 0 || !(type & OMP_TGT_MAPTYPE_TO) ||
+      (type & (OMP_TGT_MAPTYPE_FROM | OMP_TGT_MAPTYPE_DELETE)))
+    return;
+  unsigned char *dev = device_bytes(b->dev, b->tgt, b->size);
+  if (!dev)
+    return;
+  uintptr_t changed = differing(b->expect, dev, b->size, b, 0);
+  free(dev);
+  if (!changed)
+    return;
+  b->lost_reported = 1;
+  char v[400], mt[64], k[400];
+  check_finding("result thrown away: %s changed %lu of %lu bytes of %s, "
+                "mapped with map(%s) at %s, and the %s at %s removed the "
+                "mapping without copying them back; map(tofrom:) or "
+                "map(from:) keeps them (device %d block " OMPEMU_PTR ")",
+                kernel_words(b, k, sizeof k), (unsigned long)changed,
+                (unsigned long)b->size, check_block_words(b, v, sizeof v),
+                check_maptype_words(b->maptype, 0, mt, sizeof mt),
+                b->mapped_at ? b->mapped_at : "unknown location",
+                check_region_words(r->kind, r->nowait), r->where, (int)b->dev,
+                OMPEMU_P(b->tgt));
+}
+
+void data_map_exists(struct cregion *r, struct cblock *b,
+                     const struct obs_event *e) {
+  if (!r || !b || !b->expect || !(e->maptype & OMP_TGT_MAPTYPE_TO) ||
+      (e->maptype & OMP_TGT_MAPTYPE_ALWAYS) || b->lost_reported)
+    return;
+  uintptr_t off = e->tgt - b->tgt, n = (uintptr_t)e->size;
+  if (off + n > b->size || !n)
+    return;
+  /* The host changed since the device got its bytes ... */
+  uintptr_t host_changed = differing((const unsigned char *)e->hst,
+                                     b->expect + off, n, b, off);
+  if (!host_changed)
+    return;
+  /* ... and the device did not: the device keeps data the host replaced. */
+  unsigned char *dev = device_bytes(b->dev, e->tgt, n);
+  if (!dev)
+    return;
+  uintptr_t dev_changed = differing(b->expect + off, dev, n, b, off);
+  free(dev);
+  if (dev_changed)
+    return;
+  b->lost_reported = 1;
+  char v[400], mt[64], refs[32];
+  snprintf(refs, sizeof refs, "%lu", (unsigned long)e->dyn_ref);
+  check_finding("stale device data: map(%s) of %s at the %s at %s copied "
+                "nothing because it is still mapped (since %s, reference "
+                "count %s), and the host changed %lu of its %lu bytes since "
+                "the device got them; `target update to` or map(always, "
+                "to:) sends them (device %d block " OMPEMU_PTR ")",
+                check_maptype_words(e->maptype, 0, mt, sizeof mt),
+                check_var_words(e->var ? e->var : b->var, e->hst,
+                                (uintptr_t)e->size, v, sizeof v),
+                check_region_words(r->kind, r->nowait), r->where,
+                b->mapped_at ? b->mapped_at : "unknown location",
+                e->dyn_ref == UINT64_MAX ? "infinite" : refs,
+                (unsigned long)host_changed, (unsigned long)n, (int)b->dev,
+                OMPEMU_P(b->tgt));
+}
+
+void data_update_absent(struct cregion *r, const struct obs_event *e) {
+  char v[400], mt[64];
+  check_finding("target update %s of %s at %s: it is not mapped on device "
+                "%d, so nothing was copied",
+                check_maptype_words(e->maptype & (OMP_TGT_MAPTYPE_TO |
+                                                  OMP_TGT_MAPTYPE_FROM),
+                                    0, mt, sizeof mt),
+                check_var_words(e->var, e->hst, (uintptr_t)e->size, v,
+                                sizeof v),
+                r ? r->where : "unknown location", (int)e->device);
+}
+
+/* The region's data end left USE mapped although it asked for `from`. */
+static void extra_reference(struct cregion *r, const struct cuse *u) {
+  struct cblock *b = cb_find(r->dev, u->tgt);
+  if (!b || b->lost_reported || !u->size)
+    return;
+  unsigned char *dev = device_bytes(r->dev, u->tgt, u->size);
+  if (!dev)
+    return;
+  uintptr_t differ = differing((const unsigned char *)u->hst, dev, u->size, b,
+                               u->tgt - b->tgt);
+  free(dev);
+  if (!differ)
+    return;
+  b->lost_reported = 1;
+  char v[400], mt[64];
+  check_finding("results not copied back: map(%s) of %s at the %s at %s "
+                "copied nothing because the mapping keeps %lu more "
+                "reference%s (mapped at %s), and the device copy differs "
+                "from the host in %lu of %lu bytes; an extra enter data or "
+                "enclosing data region holds it (device %d block " OMPEMU_PTR
+                ")", check_maptype_words(u->maptype, 1, mt, sizeof mt),
+                check_var_words(u->var ? u->var : b->var, u->hst, u->size, v,
+                                sizeof v),
+                check_region_words(r->kind, r->nowait), r->where,
+                (unsigned long)u->refs, u->refs == 1 ? "" : "s",
+                b->mapped_at ? b->mapped_at : "unknown location",
+                (unsigned long)differ, (unsigned long)u->size, (int)b->dev,
+                OMPEMU_P(b->tgt));
+}
+
+void data_region_end(struct cregion *r) {
+  if (r->kind != OBS_R_EXIT_DATA)
+    return;
+  for (int i = 0; i < r->nuses; i++)
+    if (r->uses[i].decremented_from && !r->uses[i].copied_from &&
+        r->uses[i].refs > 0 && r->uses[i].refs != UINT64_MAX)
+      extra_reference(r, &r->uses[i]);
+}
+
+/* A kernel argument V that points into a freed block. */
+static void use_after_free(struct cregion *r, const struct obs_event *e,
+                           int32_t k, uintptr_t v, const struct cblock *f) {
+  char v1[400], v2[300];
+  const char *name = NULL;
+  if (e->maps && e->argpos)
+    for (int32_t i = 0; i < e->maps->n; i++)
+      if (e->argpos[i] == k && e->maps->names)
+        name = (const char *)e->maps->names[i];
+  if (f->kind == CB_API)
+    check_finding("use after free: kernel %s at %s gets %s = " OMPEMU_PTR
+                  ", which points into %lu bytes of device %d memory that "
+                  "omp_target_free freed", e->kernel ? e->kernel : "?",
+                  r->where, check_var_short(name, 0, 0, v2, sizeof v2),
+                  OMPEMU_P(v), (unsigned long)f->size, (int)f->dev);
+  else
+    check_finding("use after exit data: kernel %s at %s gets %s = " OMPEMU_PTR
+                  ", which points into the device copy of %s, removed by the "
+                  "construct at %s (device %d block " OMPEMU_PTR ")",
+                  e->kernel ? e->kernel : "?", r->where,
+                  check_var_short(name, 0, 0, v2, sizeof v2), OMPEMU_P(v),
+                  check_block_words(f, v1, sizeof v1),
+                  f->freed_at ? f->freed_at : "unknown location", (int)f->dev,
+                  OMPEMU_P(f->tgt));
+}
+
+void data_kernel_begin(struct cregion *r, struct obs_event *e) {
+  for (int32_t k = 0; e->args && k < e->nargs; k++) {
+    uintptr_t v = (uintptr_t)e->args[k] + (e->offs ? (uintptr_t)e->offs[k] : 0);
+    uintptr_t base = (uintptr_t)e->args[k];
+    struct cblock *b = cb_find(e->device, base);
+    if (!b)
+      b = cb_find(e->device, v);
+    if (!b) {
+      const struct cblock *f = base ? cb_find_freed(e->device, base) : NULL;
+      if (f)
+        use_after_free(r, e, k, base, f);
+      continue;
+    }
+    b->last_kernel = r->kernel;
+    b->last_kernel_at = r->where;
+    if (b->kind != CB_MAPPED || b->initialized || b->uninit_reported ||
+        (b->maptype & (OMP_TGT_MAPTYPE_TO | OMP_TGT_MAPTYPE_FROM)))
+      continue;
+    int64_t poisoned = check_dev_poisoned(b->dev, b->tgt, b->size);
+    if (poisoned == 0)
+      b->initialized = 1;
+    if (poisoned != (int64_t)b->size || !b->size)
+      continue;
+    uintptr_t *u = realloc(r->uninit, (size_t)(r->nuninit + 1) * sizeof *u);
+    if (u) {
+      r->uninit = u;
+      r->uninit[r->nuninit++] = b->tgt;
+    }
+  }
+  /* Blocks the construct mapped but the kernel gets through a pointer. */
+  for (int i = 0; i < r->nuses; i++) {
+    struct cblock *b = cb_find(r->dev, r->uses[i].tgt);
+    if (b) {
+      b->last_kernel = r->kernel;
+      b->last_kernel_at = r->where;
+    }
+  }
+}
+
+void data_kernel_done(struct cregion *r) {
+  for (int i = 0; i < r->nuninit; i++) {
+    struct cblock *b = cb_find(r->dev, r->uninit[i]);
+    if (!b || b->uninit_reported)
+      continue;
+    int64_t poisoned = check_dev_poisoned(b->dev, b->tgt, b->size);
+    if (poisoned == 0)
+      b->initialized = 1;
+    if (poisoned != (int64_t)b->size)
+      continue;
+    b->uninit_reported = 1;
+    char v[400];
+    check_finding("uninitialized device memory read: kernel %s at %s got "
+                  "%s, mapped with map(alloc:) at %s, which nothing had "
+                  "written (no copy, no kernel), and did not write it "
+                  "either: it can only have read uninitialized memory (or "
+                  "does not use it) (device %d block " OMPEMU_PTR ")",
+                  r->kernel ? r->kernel : "?", r->where,
+                  check_block_words(b, v, sizeof v),
+                  b->mapped_at ? b->mapped_at : "unknown location",
+                  (int)b->dev, OMPEMU_P(b->tgt));
+  }
+  free(r->uninit);
+  r->uninit = NULL;
+  r->nuninit = 0;
+}
+
+void data_global_synced(struct cblock *g) {
+  if (!g->hst || !g->size)
+    return;
+  g->sync_hash = check_hash((const void *)g->hst, g->size);
+  g->sync_known = 1;
+  g->stale_reported = 0;
+}
+
+void data_globals_check(struct cregion *r, int32_t dev) {
+  for (struct cblock *g = cb_globals(dev); g; g = g->next_global) {
+    if (!g->hst || g->size <= 1 || g->stale_reported)
+      continue; /* size 1: an indirect function's entry */
+    uint64_t h = check_hash((const void *)g->hst, g->size);
+    if (g->sync_known && h == g->sync_hash)
+      continue;
+    unsigned char *d = device_bytes(dev, g->tgt, g->size);
+    if (!d)
+      continue;
+    uint64_t hd = check_hash(d, g->size);
+    if (!g->sync_known) { /* the device still holds the image's value */
+      g->sync_hash = hd;
+      g->sync_known = 1;
+    }
+    if (hd == h) {
+      g->sync_hash = h;
+    } else if (hd == g->sync_hash) {
+      g->stale_reported = 1;
+      uintptr_t differ =
+          differing((const unsigned char *)g->hst, d, g->size, g, 0);
+      check_finding("stale declare target variable %s: its host copy "
+                    "changed since the device last got it (%lu of %lu "
+                    "bytes differ) and kernel %s at %s starts with the old "
+                    "device copy; `target update to(%s)` sends it (device %d "
+                    "address " OMPEMU_PTR ")", g->var ? g->var : "?",
+                    (unsigned long)differ, (unsigned long)g->size,
+                    r && r->kernel ? r->kernel : "?",
+                    r ? r->where : "unknown location", g->var ? g->var : "?",
+                    (int)dev, OMPEMU_P(g->tgt));
+    }
+    free(d);
+  }
+}

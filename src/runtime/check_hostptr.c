@@ -1,0 +1,319 @@
+/* Host pointers reaching device code (docs/check.md, "Device code reaching
+ * host memory").  A host data address found where device code will read
+ * it (a word of the bytes a copy puts on the device, a kernel argument,
+ * an unmapped pointer that reached the kernel as NULL) is replaced in the
+ * device copy by an alias from the plugin (__tgt_rtl_ompemu_host_alias):
+ * device code that dereferences it faults, and the plugin's message names
+ * the host pointer and the description given here (variable, offset,
+ * construct).  Nothing is reported until then, so a pointer the kernel
+ * never dereferences is no finding.  Copies back to the host put the host
+ * values back wherever an alias arrives.
+ *
+ * What is a host data address: a value inside a readable, non-executable
+ * mapping of /proc/self/maps that is not device memory.  Device memory is
+ * every block the table knows and every run of adjacent mappings holding
+ * one (the plugin's reserved ranges), kernel entries and aliases.  The
+ * snapshot of the mappings is read once and again, at most once per
+ * construct, when a value lands where new host memory may have appeared
+ * (the heap's end, the mmap area).  Under unified shared memory host
+ * pointers are the device's too: nothing is done. */
+#define _GNU_SOURCE
+#include "config.h"
+#include "check.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define LOW_LIMIT ((uintptr_t)0x10000)
+#define USER_END ((uintptr_t)0x800000000000)
+#define MMAP_AREA ((uintptr_t)0x7f0000000000)
+#define MAX_ANCHORS 64
+#define WORD sizeof(uintptr_t)
+
+struct vma {
+  uintptr_t lo, hi;
+  int host_data; /* readable, not executable, not device memory */
+};
+
+static struct vma *vmas;
+static size_t nvmas;
+static int loaded, rebuilt_this_region;
+static uintptr_t anchors[MAX_ANCHORS]; /* code addresses: kernel entries */
+static int nanchors;
+
+/* Aliases handed out: alias -> host value. */
+struct alias {
+  uintptr_t alias, host;
+};
+static struct alias *atab;
+static size_t acap, aused;
+static uintptr_t alias_lo = UINTPTR_MAX, alias_hi;
+
+static int anchored(uintptr_t lo, uintptr_t hi) {
+  if (cb_is_device_anchor(lo, hi))
+    return 1;
+  for (int i = 0; i < nanchors; i++)
+    if (anchors[i] >= lo && anchors[i] < hi)
+      return 1;
+  return alias_hi && alias_lo < hi && alias_hi >= lo;
+}
+
+/* Read /proc/self/maps into VMAS. */
+static void load(void) {
+  int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return;
+  size_t cap = 1 << 16, len = 0;
+  char *buf = malloc(cap + 1);
+  for (;;) {
+    if (!buf)
+      break;
+    if (len == cap) {
+      char *nb = realloc(buf, cap * 2 + 1);
+      if (!nb) {
+        free(buf);
+        buf = NULL;
+        break;
+      }
+      buf = nb;
+      cap *= 2;
+    }
+    ssize_t r = read(fd, buf + len, cap - len);
+    if (r <= 0)
+      break;
+    len += (size_t)r;
+  }
+  close(fd);
+  if (!buf)
+    return;
+  buf[len] = '\0';
+  size_t n = 0;
+  for (char *p = buf; *p; p++)
+    n += *p == '\n';
+  struct vma *v = malloc((n + 1) * sizeof *v);
+  int *exec = malloc((n + 1) * sizeof *exec);
+  int *readable = malloc((n + 1) * sizeof *readable);
+  size_t k = 0;
+  for (char *line = buf; v && exec && readable && *line && k <= n;) {
+    char *nl = strchr(line, '\n');
+    unsigned long lo, hi;
+    char perms[8];
+    if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) == 3) {
+      v[k].lo = lo;
+      v[k].hi = hi;
+      readable[k] = perms[0] == 'r';
+      exec[k] = perms[2] == 'x';
+      k++;
+    }
+    if (!nl)
+      break;
+    line = nl + 1;
+  }
+  free(buf);
+  if (!v || !exec || !readable) {
+    free(v);
+    free(exec);
+    free(readable);
+    return;
+  }
+  /* Runs of adjacent mappings holding device memory are device memory. */
+  for (size_t i = 0; i < k;) {
+    size_t j = i + 1;
+    while (j < k && v[j].lo == v[j - 1].hi)
+      j++;
+    int dev = anchored(v[i].lo, v[j - 1].hi);
+    for (size_t m = i; m < j; m++)
+      v[m].host_data = !dev && readable[m] && !exec[m];
+    i = j;
+  }
+  free(exec);
+  free(readable);
+  free(vmas);
+  vmas = v;
+  nvmas = k;
+  loaded = 1;
+}
+
+static const struct vma *find_vma(uintptr_t x) {
+  size_t lo = 0, hi = nvmas;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (x < vmas[mid].lo)
+      hi = mid;
+    else if (x >= vmas[mid].hi)
+      lo = mid + 1;
+    else
+      return &vmas[mid];
+  }
+  return NULL;
+}
+
+int hostptr_is_alias(uintptr_t v) {
+  return alias_hi && v >= alias_lo && v <= alias_hi;
+}
+
+/* X is a host data address (see the top of the file). */
+static int is_host_data(uintptr_t x) {
+  if (x < LOW_LIMIT || x >= USER_END || hostptr_is_alias(x) ||
+      cb_find_any(x))
+    return 0;
+  if (!loaded)
+    load();
+  const struct vma *m = find_vma(x);
+  if (!m && !rebuilt_this_region &&
+      (x >= MMAP_AREA || (x < (uintptr_t)sbrk(0) && nvmas &&
+                          x >= vmas[0].lo))) {
+    rebuilt_this_region = 1;
+    load();
+    m = find_vma(x);
+  }
+  return m && m->host_data;
+}
+
+void hostptr_region_begin(void) { rebuilt_this_region = 0; }
+
+static void remember_alias(uintptr_t alias, uintptr_t host) {
+  if (aused * 2 >= acap) {
+    size_t nc = acap ? acap * 2 : 64;
+    struct alias *t = calloc(nc, sizeof *t);
+    if (!t)
+      return;
+    for (size_t i = 0; i < acap; i++)
+      if (atab[i].alias) {
+        size_t j = (atab[i].alias >> 3) % nc;
+        while (t[j].alias)
+          j = (j + 1) % nc;
+        t[j] = atab[i];
+      }
+    free(atab);
+    atab = t;
+    acap = nc;
+  }
+  size_t j = (alias >> 3) % acap;
+  while (atab[j].alias && atab[j].alias != alias)
+    j = (j + 1) % acap;
+  if (!atab[j].alias)
+    aused++;
+  atab[j].alias = alias;
+  atab[j].host = host;
+  if (alias < alias_lo)
+    alias_lo = alias;
+  if (alias > alias_hi)
+    alias_hi = alias;
+}
+
+uintptr_t hostptr_host_of(uintptr_t alias) {
+  if (!acap)
+    return 0;
+  size_t j = (alias >> 3) % acap;
+  while (atab[j].alias) {
+    if (atab[j].alias == alias)
+      return atab[j].host;
+    j = (j + 1) % acap;
+  }
+  return 0;
+}
+
+/* An alias of host value V for device DEV, remembered; 0 if none. */
+static uintptr_t alias_for(int32_t dev, uintptr_t v, const char *desc) {
+  uintptr_t a = check_dev_alias(dev, v, desc);
+  if (a)
+    remember_alias(a, v);
+  return a;
+}
+
+void hostptr_after_copy_to(struct cblock *b, uintptr_t tgt, uintptr_t hst,
+                           uintptr_t size, const char *where) {
+  if (!b || rt_usm() || size < WORD)
+    return;
+  uintptr_t first = (hst + WORD - 1) & ~(uintptr_t)(WORD - 1);
+  for (uintptr_t h = first; h + WORD <= hst + size; h += WORD) {
+    uintptr_t v = *(const uintptr_t *)h;
+    if (v < LOW_LIMIT || v >= USER_END || !is_host_data(v))
+      continue;
+    uintptr_t slot = tgt + (h - hst);
+    char desc[240], var[80], mt[48];
+    uintptr_t off = slot - b->tgt;
+    check_var_short(b->var, b->hst, b->size, var, sizeof var);
+    if (b->kind == CB_MAPPED)
+      snprintf(desc, sizeof desc, "the pointer at offset %lu of %s (map %s), "
+               "copied at %s", (unsigned long)off, var,
+               check_maptype_words(b->maptype, 0, mt, sizeof mt), where);
+    else
+      snprintf(desc, sizeof desc, "the pointer at offset %lu of %s%s, "
+               "copied at %s", (unsigned long)off,
+               b->kind == CB_PRIVATE ? "the private copy of " : "", var, where);
+    uintptr_t a = alias_for(b->dev, v, desc);
+    if (!a || check_dev_write(b->dev, slot, &a, WORD) != 0)
+      continue;
+    if (b->expect)
+      memcpy(b->expect + (slot - b->tgt), &a, WORD);
+    cb_mark_pointer(b, slot - b->tgt);
+  }
+}
+
+void hostptr_after_copy_from(uintptr_t hst, uintptr_t size) {
+  if (!alias_hi || size < WORD)
+    return;
+  uintptr_t first = (hst + WORD - 1) & ~(uintptr_t)(WORD - 1);
+  for (uintptr_t h = first; h + WORD <= hst + size; h += WORD) {
+    uintptr_t v = *(uintptr_t *)h;
+    if (v < alias_lo || v > alias_hi)
+      continue;
+    uintptr_t host = hostptr_host_of(v);
+    if (host)
+      *(uintptr_t *)h = host;
+  }
+}
+
+/* Map entry of kernel argument K (-1 if none). */
+static int32_t entry_of_arg(const struct obs_event *e, int32_t k) {
+  if (!e->maps || !e->argpos)
+    return -1;
+  for (int32_t i = 0; i < e->maps->n; i++)
+    if (e->argpos[i] == k)
+      return i;
+  return -1;
+}
+
+void hostptr_kernel_args(struct obs_event *e, const char *where) {
+  if (e->entry && nanchors < MAX_ANCHORS) {
+    int seen = 0;
+    for (int i = 0; i < nanchors && !seen; i++)
+      seen = (anchors[i] >> 24) == ((uintptr_t)e->entry >> 24);
+    if (!seen)
+      anchors[nanchors++] = (uintptr_t)e->entry;
+  }
+  if (rt_usm() || !e->args)
+    return;
+  for (int32_t k = 0; k < e->nargs; k++) {
+    uintptr_t v = (uintptr_t)e->args[k];
+    int32_t i = entry_of_arg(e, k);
+    const struct rt_args *m = e->maps;
+    const char *name = i >= 0 && m->names ? (const char *)m->names[i] : NULL;
+    int64_t type = i >= 0 ? m->types[i] : 0;
+    const char *how;
+    if (!v && i >= 0 && m->sizes[i] == 0 && m->begin[i] &&
+        !(type & (OMP_TGT_MAPTYPE_LITERAL | OMP_TGT_MAPTYPE_PRIVATE))) {
+      v = (uintptr_t)m->begin[i]; /* an unmapped pointer, passed as NULL */
+      how = "an unmapped pointer of";
+    } else if (i >= 0 && m->sizes[i] == 0 &&
+               !(type & OMP_TGT_MAPTYPE_LITERAL)) {
+      how = "an unmapped pointer of";
+    } else {
+      how = "a host address passed to";
+    }
+    if (!is_host_data(v))
+      continue;
+    char desc[240], var[80];
+    snprintf(desc, sizeof desc, "%s, %s the %s at %s",
+             check_var_short(name, 0, 0, var, sizeof var), how,
+             e->nowait ? "target nowait region" : "target region", where);
+    uintptr_t a = alias_for(e->device, v, desc);
+    if (a)
+      e->args[k] = (void *)a;
+  }
+}

@@ -1,0 +1,309 @@
+/* Races between deferred target regions (docs/check.md, "Races between
+ * nowait regions").  Two `target nowait` regions are concurrent when one
+ * begins before the other has ended: libomp starts a region only once the
+ * regions it depends on have completed, so regions in flight together
+ * have no dependence between them.  Left alone they overlap only by
+ * chance, so in check mode each nowait region is held at its start: the
+ * first one opens a batch and waits OMPEMU_CHECK_HOLD_MS for others to
+ * arrive; then the batch runs one region at a time, in an order that does
+ * not depend on timing (source order, reverse, or a seeded shuffle of the
+ * constructs' locations: OMPEMU_CHECK_ORDER), so the program's race plays
+ * out the same way every run.  A region arriving while a batch runs joins
+ * it (it is concurrent with the members that have not ended).
+ *
+ * While a batch holds two or more regions, each region's kernel is
+ * measured: the device copies of the data it mapped before and after it
+ * ran give the bytes it wrote.  Two concurrent regions race on a variable
+ * both mapped when one wrote bytes of it and the other either wrote some
+ * of the same bytes or wrote none of it (it reads what the other writes);
+ * two that wrote disjoint parts are taken to share the work.  Data that
+ * both regions map with alloc (kept on the device) is left out: ompemu
+ * cannot tell concurrent atomic updates of it from a race. */
+#define _GNU_SOURCE
+#include "config.h"
+#include "check.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_BATCH 64
+/* A region waits at most this long for its turn, then runs anyway (a
+ * member that never ends must not hang the program). */
+#define TURN_LIMIT_S 30
+
+static pthread_cond_t turn_cv;
+static pthread_once_t cv_once = PTHREAD_ONCE_INIT;
+/* The batch: members by slot (arrival order), and the order they run in. */
+static struct {
+  struct cregion *m[MAX_BATCH];
+  int ord[MAX_BATCH]; /* slots, in running order */
+  int n;
+  int collecting;
+  int running; /* index in ord of the member whose turn it is */
+  uint64_t arrivals;
+} batch;
+
+static void cv_init(void) {
+  pthread_condattr_t a;
+  pthread_condattr_init(&a);
+  pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+  pthread_cond_init(&turn_cv, &a);
+  pthread_condattr_destroy(&a);
+}
+
+static struct timespec after_ms(int64_t ms) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  ts.tv_sec += ms / 1000;
+  ts.tv_nsec += (ms % 1000) * 1000000;
+  if (ts.tv_nsec >= 1000000000) {
+    ts.tv_sec++;
+    ts.tv_nsec -= 1000000000;
+  }
+  return ts;
+}
+
+static uint64_t order_key(const struct cregion *r) {
+  uint64_t line = (uint64_t)(r->line > 0 ? r->line : 0) & 0xffffffu;
+  uint64_t file = check_hash(r->where, strlen(r->where)) >> 40; /* 24 bits */
+  switch (check_cfg.order) {
+  case ORDER_REVERSE:
+    return (0xffffffu - line) << 40 | (0xffffffu - file) << 16;
+  case ORDER_SEED: {
+    uint64_t s = check_cfg.seed ^ (file << 24 | line);
+    return check_hash(&s, sizeof s) & ~(uint64_t)0xffff;
+  }
+  default:
+    return line << 40 | file << 16;
+  }
+}
+
+/* The running order from index FROM on: by key, then by arrival. */
+static void sort_from(int from) {
+  for (int i = from + 1; i < batch.n; i++)
+    for (int j = i; j > from; j--) {
+      struct cregion *a = batch.m[batch.ord[j - 1]], *b = batch.m[batch.ord[j]];
+      if (a->order_key < b->order_key ||
+          (a->order_key == b->order_key && a->arrival <= b->arrival))
+        break;
+      int t = batch.ord[j - 1];
+      batch.ord[j - 1] = batch.ord[j];
+      batch.ord[j] = t;
+    }
+}
+
+static struct cregion *turn(void) {
+  return batch.running < batch.n ? batch.m[batch.ord[batch.running]] : NULL;
+}
+
+/* Wait (releasing check_lock) until it is R's turn. */
+static void wait_turn(struct cregion *r) {
+  struct timespec limit = after_ms(TURN_LIMIT_S * 1000);
+  while (turn() && turn() != r)
+    if (pthread_cond_timedwait(&turn_cv, &check_lock, &limit) == ETIMEDOUT) {
+      ompemu_warning("ompemu", "check: the nowait region at %s waited %d s "
+                     "for its turn and runs now, out of order", r->where,
+                     TURN_LIMIT_S);
+      return;
+    }
+}
+
+/* Add R to the batch in the next slot. */
+static void join(struct cregion *r) {
+  r->member = (unsigned long)batch.n;
+  batch.ord[batch.n] = batch.n;
+  batch.m[batch.n++] = r;
+}
+
+void race_region_begin(struct cregion *r) {
+  if (!check_cfg.check || check_cfg.order == ORDER_OFF ||
+      r->kind != OBS_R_TARGET || !r->nowait || batch.n == MAX_BATCH)
+    return;
+  pthread_once(&cv_once, cv_init);
+  r->order_key = order_key(r);
+  r->arrival = ++batch.arrivals;
+  r->in_batch = 1;
+  if (batch.n == 0) {
+    /* Open a batch and collect what arrives during the hold. */
+    batch.collecting = 1;
+    batch.running = 0;
+    join(r);
+    struct timespec until = after_ms(check_cfg.hold_ms);
+    while (pthread_cond_timedwait(&turn_cv, &check_lock, &until) != ETIMEDOUT)
+      ;
+    batch.collecting = 0;
+    sort_from(0);
+    int many = batch.n > 1;
+    for (int i = 0; i < batch.n; i++) {
+      batch.m[i]->tracked = many;
+      batch.m[i]->concurrent = many ? ((uint64_t)1 << batch.n) - 1 : 0;
+    }
+    pthread_cond_broadcast(&turn_cv);
+  } else if (batch.collecting) {
+    join(r);
+  } else {
+    /* Late: concurrent with every member that has not ended. */
+    join(r);
+    for (int i = 0; i < batch.n - 1; i++)
+      if (!batch.m[i]->done) {
+        r->concurrent |= (uint64_t)1 << i;
+        batch.m[i]->concurrent |= (uint64_t)1 << r->member;
+      }
+    sort_from(batch.running + 1);
+    r->tracked = 1;
+  }
+  wait_turn(r);
+}
+
+/* Bytes of host [LO, HI) that region R's use U wrote (as a host range),
+ * or 0 when it wrote none of it.  Untracked regions count everything
+ * they map `from` as written. */
+static int wrote(const struct cregion *r, const struct cuse *u, uintptr_t lo,
+                 uintptr_t hi, uintptr_t *wlo, uintptr_t *whi) {
+  uintptr_t a, b;
+  if (r->tracked) {
+    a = u->wlo;
+    b = u->whi;
+  } else if (u->maptype & OMP_TGT_MAPTYPE_FROM) {
+    a = u->hst;
+    b = u->hst + u->size;
+  } else {
+    return 0;
+  }
+  if (a < lo)
+    a = lo;
+  if (b > hi)
+    b = hi;
+  if (a >= b)
+    return 0;
+  *wlo = a;
+  *whi = b;
+  return 1;
+}
+
+static void report_pair(const struct cregion *a, const struct cregion *b,
+                        const struct cuse *ua, int a_writes, int b_writes) {
+  char v[400], order[300] = "";
+  for (int i = 0; i < batch.n; i++) {
+    size_t l = strlen(order);
+    snprintf(order + l, sizeof order - l, "%s%s", i ? ", " : "",
+             batch.m[batch.ord[i]]->where);
+  }
+  const char *who = a_writes && b_writes ? "both write it"
+                    : a_writes ? "the first writes it and the second "
+                                 "reads it"
+                               : "the second writes it and the first "
+                                 "reads it";
+  check_finding("race between nowait target regions: the one at %s (kernel "
+                "%s) and the one at %s (kernel %s) were in flight together "
+                "with no dependence between them, and %s uses %s: %s; "
+                "depend clauses or a taskwait order them (ompemu ran the "
+                "batch in the order %s)", a->where, a->kernel ? a->kernel : "?",
+                b->where, b->kernel ? b->kernel : "?",
+                "each", check_var_words(ua->var, ua->hst, ua->size, v,
+                                        sizeof v), who, order);
+}
+
+/* Does the pair (A, B) race on a variable both use?  One finding each. */
+static void check_pair(const struct cregion *a, const struct cregion *b) {
+  for (int i = 0; i < a->nuses; i++) {
+    const struct cuse *ua = &a->uses[i];
+    for (int j = 0; j < b->nuses; j++) {
+      const struct cuse *ub = &b->uses[j];
+      uintptr_t lo = ua->hst > ub->hst ? ua->hst : ub->hst;
+      uintptr_t hi = ua->hst + ua->size < ub->hst + ub->size
+                         ? ua->hst + ua->size : ub->hst + ub->size;
+      /* Data only kept on the device (map(alloc:) in both) is left out:
+       * concurrent atomic updates of a device counter look the same as a
+       * race, and ompemu cannot see atomics in device code. */
+      if (!ua->size || !ub->size || lo >= hi ||
+          !((ua->maptype | ub->maptype) &
+            (OMP_TGT_MAPTYPE_TO | OMP_TGT_MAPTYPE_FROM)))
+        continue;
+      uintptr_t alo = 0, ahi = 0, blo = 0, bhi = 0;
+      int aw = wrote(a, ua, lo, hi, &alo, &ahi);
+      int bw = wrote(b, ub, lo, hi, &blo, &bhi);
+      int overlap = aw && bw && alo < bhi && blo < ahi;
+      if (overlap || (aw && !bw) || (bw && !aw)) {
+        report_pair(a, b, ua, aw, bw);
+        return;
+      }
+    }
+  }
+}
+
+static void batch_done(void) {
+  /* Pairs in running order, so the first named ran first. */
+  for (int i = 0; i < batch.n; i++)
+    for (int j = i + 1; j < batch.n; j++) {
+      struct cregion *a = batch.m[batch.ord[i]], *b = batch.m[batch.ord[j]];
+      if (a->concurrent & ((uint64_t)1 << b->member))
+        check_pair(a, b);
+    }
+  for (int i = 0; i < batch.n; i++) {
+    struct cregion *r = batch.m[i];
+    for (int k = 0; k < r->nuses; k++)
+      free(r->uses[k].before);
+    free(r->uses);
+    free(r->uninit);
+    free(r);
+  }
+  batch.n = 0;
+  batch.running = 0;
+}
+
+void race_region_end(struct cregion *r) {
+  if (!r->in_batch)
+    return;
+  r->done = 1;
+  while (turn() && turn()->done)
+    batch.running++;
+  if (!turn() && !batch.collecting)
+    batch_done(); /* frees R too */
+  pthread_cond_broadcast(&turn_cv);
+}
+
+void race_kernel_begin(struct cregion *r) {
+  if (!r->tracked)
+    return;
+  for (int i = 0; i < r->nuses; i++) {
+    struct cuse *u = &r->uses[i];
+    if (!u->size || !u->tgt || u->before)
+      continue;
+    u->before = malloc(u->size);
+    if (u->before && check_dev_read(r->dev, u->before, u->tgt, u->size)) {
+      free(u->before);
+      u->before = NULL;
+    }
+  }
+}
+
+void race_kernel_done(struct cregion *r) {
+  if (!r->tracked)
+    return;
+  for (int i = 0; i < r->nuses; i++) {
+    struct cuse *u = &r->uses[i];
+    if (!u->before)
+      continue;
+    unsigned char *now = malloc(u->size);
+    if (now && check_dev_read(r->dev, now, u->tgt, u->size) == 0) {
+      uintptr_t first = u->size, last = 0;
+      for (uintptr_t k = 0; k < u->size; k++)
+        if (now[k] != u->before[k]) {
+          if (first == u->size)
+            first = k;
+          last = k;
+        }
+      if (first < u->size) {
+        u->wlo = u->hst + first;
+        u->whi = u->hst + last + 1;
+      }
+    }
+    free(now);
+    free(u->before);
+    u->before = NULL;
+  }
+}

@@ -1,0 +1,241 @@
+/* The data-movement report (`ompemu-run --report`, OMPEMU_REPORT=1, and
+ * at the end of --check; docs/check.md, "The data-movement report"):
+ * transfers that moved nothing new, by variable and construct, with byte
+ * totals.
+ *   repeated transfers  a copy to the device of bytes identical to what
+ *                       the device last got from or gave back for that host
+ *                       range (the data went again, or could have stayed
+ *                       mapped)
+ *   round trips         a copy back of bytes identical to what was sent
+ *                       (no kernel changed them: `to` would have done)
+ *   unused allocations  a mapping whose device copy no kernel received, as
+ *                       an argument or through an attached pointer
+ * Contents are compared by a 64-bit hash per (device, host range). */
+#define _GNU_SOURCE
+#include "config.h"
+#include "check.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum rclass { R_REPEAT, R_ROUNDTRIP, R_UNUSED, R_NCLASSES };
+static const char *class_title[R_NCLASSES] = {
+    "repeated transfers to the device (it already had these bytes)",
+    "round trips (copied back unchanged: no kernel changed them)",
+    "device allocations no kernel used"};
+
+/* Last known contents per (device, host begin, size). */
+struct hist {
+  uintptr_t hst, size;
+  int32_t dev;
+  int used;
+  uint64_t hash; /* 0: none yet */
+};
+static struct hist *htab;
+static size_t hcap, hused;
+
+/* One line of the report: a class, a variable, a construct.  Found by a
+ * hash of (class, map name or host range, construct), so a program with
+ * many mappings pays O(1) per line; the words are made once per line. */
+struct line {
+  enum rclass cls;
+  const char *var;   /* interned map name, or NULL (then HST, SIZE) */
+  uintptr_t hst, size;
+  const char *where; /* interned "file:line" */
+  char *label;       /* the variable in words (owned) */
+  unsigned long count;
+  unsigned long long bytes;
+};
+#define MAX_LINES 4096
+#define LINE_SLOTS (2 * MAX_LINES)
+static struct line *lines;
+static size_t nlines;
+static int32_t *line_slot; /* LINE_SLOTS indexes into LINES, -1 empty */
+static unsigned long long other_bytes[R_NCLASSES];
+static unsigned long other_count[R_NCLASSES];
+static unsigned long long total_bytes[R_NCLASSES];
+static unsigned long total_count[R_NCLASSES];
+static unsigned long long bytes_to, bytes_from;
+static unsigned long copies_to, copies_from;
+static uint64_t epoch;
+
+static size_t hslot(int32_t dev, uintptr_t hst, uintptr_t size, size_t cap) {
+  uint64_t k[3] = {hst, size, (uint64_t)dev};
+  return check_hash(k, sizeof k) % cap;
+}
+
+static struct hist *history(int32_t dev, uintptr_t hst, uintptr_t size) {
+  if (hused * 2 >= hcap) {
+    size_t nc = hcap ? hcap * 2 : 1024;
+    struct hist *t = calloc(nc, sizeof *t);
+    if (!t)
+      return NULL;
+    for (size_t i = 0; i < hcap; i++)
+      if (htab[i].used) {
+        size_t j = hslot(htab[i].dev, htab[i].hst, htab[i].size, nc);
+        while (t[j].used)
+          j = (j + 1) % nc;
+        t[j] = htab[i];
+      }
+    free(htab);
+    htab = t;
+    hcap = nc;
+  }
+  size_t j = hslot(dev, hst, size, hcap);
+  while (htab[j].used && !(htab[j].hst == hst && htab[j].size == size &&
+                           htab[j].dev == dev))
+    j = (j + 1) % hcap;
+  if (!htab[j].used) {
+    htab[j].hst = hst;
+    htab[j].size = size;
+    htab[j].dev = dev;
+    htab[j].used = 1;
+    hused++;
+  }
+  return &htab[j];
+}
+
+static void add_line(enum rclass c, const char *var, uintptr_t hst,
+                     uintptr_t size, const char *where, uintptr_t bytes) {
+  total_bytes[c] += bytes;
+  total_count[c]++;
+  if (var) /* a name: the same line whatever the host range */
+    hst = size = 0;
+  if (!line_slot) {
+    lines = calloc(MAX_LINES, sizeof *lines);
+    line_slot = malloc(LINE_SLOTS * sizeof *line_slot);
+    if (!lines || !line_slot) {
+      free(lines);
+      free(line_slot);
+      lines = NULL;
+      line_slot = NULL;
+      return;
+    }
+    memset(line_slot, 0xff, LINE_SLOTS * sizeof *line_slot);
+  }
+  uint64_t k[5] = {(uint64_t)c, (uintptr_t)var, hst, size, (uintptr_t)where};
+  size_t j = check_hash(k, sizeof k) % LINE_SLOTS;
+  for (; line_slot[j] >= 0; j = (j + 1) % LINE_SLOTS) {
+    struct line *l = &lines[line_slot[j]];
+    if (l->cls == c && l->var == var && l->hst == hst && l->size == size &&
+        l->where == where) {
+      l->count++;
+      l->bytes += bytes;
+      return;
+    }
+  }
+  char label[400];
+  check_var_words(var, hst, size, label, sizeof label);
+  char *copy = nlines < MAX_LINES ? strdup(label) : NULL;
+  if (!copy) { /* the table is full: counted apart */
+    other_bytes[c] += bytes;
+    other_count[c]++;
+    return;
+  }
+  lines[nlines] = (struct line){c, var, hst, size, where, copy, 1, bytes};
+  line_slot[j] = (int32_t)nlines++;
+}
+
+void report_copy_to(struct cregion *r, struct cblock *b, uintptr_t hst,
+                    uintptr_t size, const char *var) {
+  bytes_to += size;
+  copies_to++;
+  if (!b || !b->hst || b->kind == CB_PRIVATE || !size)
+    return;
+  uint64_t h = check_hash((const void *)hst, size);
+  struct hist *x = history(b->dev, hst, size);
+  if (!x)
+    return;
+  if (x->hash == h)
+    add_line(R_REPEAT, check_intern(var ? var : b->var), hst, size,
+             r ? r->where : "unknown location", size);
+  x->hash = h;
+}
+
+void report_copy_from(struct cregion *r, struct cblock *b, uintptr_t hst,
+                      uintptr_t size, const char *var) {
+  bytes_from += size;
+  copies_from++;
+  if (!b || !b->hst || b->kind == CB_PRIVATE || !size)
+    return;
+  uint64_t h = check_hash((const void *)hst, size);
+  struct hist *x = history(b->dev, hst, size);
+  if (!x)
+    return;
+  if (x->hash == h)
+    add_line(R_ROUNDTRIP, check_intern(var ? var : b->var), hst, size,
+             r ? r->where : "unknown location", size);
+  x->hash = h;
+}
+
+void report_block_gone(struct cblock *b) {
+  if (b->kind != CB_MAPPED || b->used || !b->size)
+    return;
+  add_line(R_UNUSED, b->var, b->hst, b->size,
+           b->mapped_at ? b->mapped_at : "unknown location", b->size);
+}
+
+/* Mark B and what it points to (attached pointees) as used. */
+static void mark_used(struct cblock *b) {
+  if (!b || b->mark == epoch)
+    return;
+  b->mark = epoch;
+  b->used = 1;
+  for (struct cedge *e = b->edges; e; e = e->next)
+    mark_used(cb_find(b->dev, e->to));
+}
+
+void report_kernel(struct obs_event *e) {
+  epoch++;
+  for (int32_t k = 0; e->args && k < e->nargs; k++) {
+    uintptr_t v = (uintptr_t)e->args[k] + (e->offs ? (uintptr_t)e->offs[k] : 0);
+    struct cblock *b = cb_find(e->device, (uintptr_t)e->args[k]);
+    mark_used(b ? b : cb_find(e->device, v));
+  }
+}
+
+static int cmp_lines(const void *a, const void *b) {
+  const struct line *x = a, *y = b;
+  if (x->cls != y->cls)
+    return x->cls < y->cls ? -1 : 1;
+  if (x->bytes != y->bytes)
+    return x->bytes > y->bytes ? -1 : 1;
+  int c = strcmp(x->label, y->label);
+  return c ? c : strcmp(x->where, y->where);
+}
+
+static int gone_at_exit(struct cblock *b, void *arg) {
+  (void)arg;
+  report_block_gone(b);
+  return 0;
+}
+
+void report_print(void) {
+  cb_foreach(gone_at_exit, NULL); /* mappings still there at exit */
+  if (nlines)
+    qsort(lines, nlines, sizeof *lines, cmp_lines);
+  ompemu_raw("ompemu report: data movement\n");
+  ompemu_raw("  to the device: %lu copies, %llu bytes; to the host: %lu "
+             "copies, %llu bytes\n", copies_to, bytes_to, copies_from,
+             bytes_from);
+  for (int c = 0; c < R_NCLASSES; c++) {
+    ompemu_raw("  %s: %lu, %llu bytes\n", class_title[c], total_count[c],
+               total_bytes[c]);
+    int shown = 0;
+    for (size_t i = 0; i < nlines; i++) {
+      if (lines[i].cls != (enum rclass)c)
+        continue;
+      if (shown++ == 10) {
+        ompemu_raw("    ... (more lines left out)\n");
+        break;
+      }
+      ompemu_raw("    %12llu bytes  %s, %lu time%s at %s\n", lines[i].bytes,
+                 lines[i].label, lines[i].count,
+                 lines[i].count == 1 ? "" : "s", lines[i].where);
+    }
+    if (other_count[c])
+      ompemu_raw("    %12llu bytes  in %lu more transfers (not itemized)\n",
+                 other_bytes[c], other_count[c]);
+  }
+}

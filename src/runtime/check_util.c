@@ -1,0 +1,399 @@
+/* What every file of the checking mode shares (check.h): its
+ * configuration and lock, findings and
+ * their de-duplication, names of variables, map types and constructs in
+ * words, interned strings that outlive the images they came from, a fast
+ * hash, device memory reached through the plugin directly (so the
+ * checker's own copies are not observed), and the thread's current
+ * construct. */
+#define _GNU_SOURCE
+#include "config.h"
+#include "check.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct check_config check_cfg = {.exit_code = 99,
+                                 .order = ORDER_SOURCE,
+                                 .hold_ms = 50};
+pthread_mutex_t check_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* ---- findings ---- */
+
+#define SEEN_SLOTS 4096 /* distinct findings remembered for de-duplication */
+
+static pthread_mutex_t finding_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t seen[SEEN_SLOTS];
+static unsigned long nfindings, nrepeats;
+
+void check_finding(const char *fmt, ...) {
+  char msg[960];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  uint64_t h = check_hash(msg, strlen(msg));
+  int repeat = 0;
+  pthread_mutex_lock(&finding_lock);
+  for (size_t i = h % SEEN_SLOTS, k = 0; k < SEEN_SLOTS;
+       i = (i + 1) % SEEN_SLOTS, k++) {
+    if (seen[i] == h) {
+      repeat = 1;
+      break;
+    }
+    if (!seen[i]) {
+      seen[i] = h;
+      break;
+    }
+  }
+  if (repeat)
+    nrepeats++;
+  else
+    nfindings++;
+  pthread_mutex_unlock(&finding_lock);
+  if (!repeat)
+    ompemu_report(OMPEMU_ERROR, "ompemu: check: ", "%s", msg);
+}
+
+unsigned long check_findings(unsigned long *repeats) {
+  pthread_mutex_lock(&finding_lock);
+  unsigned long n = nfindings;
+  if (repeats)
+    *repeats = nrepeats;
+  pthread_mutex_unlock(&finding_lock);
+  return n;
+}
+
+/* ---- interned strings, by the address they came from ---- */
+
+struct intern {
+  const void *key;
+  const char *copy;
+};
+static struct intern *itab;
+static size_t ncap, nused;
+static pthread_mutex_t intern_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The copy stored for KEY, or the result of MAKE(KEY) stored now. */
+static const char *intern_by(const void *key,
+                             char *(*make)(const void *key)) {
+  /* Entries are never removed: the thread's last few answers stay true. */
+  static __thread struct {
+    const void *key;
+    const char *copy;
+  } recent[4];
+  static __thread unsigned next;
+  if (!key)
+    return NULL;
+  for (int i = 0; i < 4; i++)
+    if (recent[i].key == key)
+      return recent[i].copy;
+  pthread_mutex_lock(&intern_lock);
+  const char *r = NULL;
+  if (nused * 2 >= ncap) {
+    size_t nc = ncap ? ncap * 2 : 256;
+    struct intern *t = calloc(nc, sizeof *t);
+    if (t) {
+      for (size_t i = 0; i < ncap; i++)
+        if (itab[i].key) {
+          size_t j = ((uintptr_t)itab[i].key >> 3) % nc;
+          while (t[j].key)
+            j = (j + 1) % nc;
+          t[j] = itab[i];
+        }
+      free(itab);
+      itab = t;
+      ncap = nc;
+    }
+  }
+  if (ncap) {
+    size_t j = ((uintptr_t)key >> 3) % ncap;
+    while (itab[j].key && itab[j].key != key)
+      j = (j + 1) % ncap;
+    if (itab[j].key) {
+      r = itab[j].copy;
+    } else if (nused + 1 < ncap) {
+      char *c = make(key);
+      if (c) {
+        itab[j].key = key;
+        itab[j].copy = c;
+        nused++;
+        r = c;
+      }
+    }
+  }
+  pthread_mutex_unlock(&intern_lock);
+  if (r) {
+    recent[next % 4].key = key;
+    recent[next % 4].copy = r;
+    next++;
+  }
+  return r;
+}
+
+static char *dup_string(const void *key) { return strdup(key); }
+
+const char *check_intern(const char *s) { return intern_by(s, dup_string); }
+
+/* Field FIELDNO of a ";f0;f1;f2;f3;;" string into BUF; NULL if none. */
+static const char *field(const char *s, int fieldno, char *buf, size_t len) {
+  if (!s || s[0] != ';')
+    return NULL;
+  const char *p = s + 1;
+  for (int i = 0; i < fieldno; i++) {
+    p = strchr(p, ';');
+    if (!p)
+      return NULL;
+    p++;
+  }
+  const char *e = strchr(p, ';');
+  size_t n = e ? (size_t)(e - p) : strlen(p);
+  if (n >= len)
+    n = len - 1;
+  memcpy(buf, p, n);
+  buf[n] = '\0';
+  return buf;
+}
+
+/* "base:line" of fields FILE and LINE of S, or NULL. */
+static char *file_line(const char *s, int file, int line) {
+  char path[512], ln[32], out[600];
+  if (!field(s, file, path, sizeof path) || !path[0] ||
+      !field(s, line, ln, sizeof ln))
+    return NULL;
+  const char *slash = strrchr(path, '/');
+  snprintf(out, sizeof out, "%s:%s", slash ? slash + 1 : path, ln);
+  return strdup(out);
+}
+
+static char *make_where(const void *key) {
+  const ident_t *loc = key;
+  char *r = loc->psource ? file_line(loc->psource, 0, 2) : NULL;
+  return r ? r : strdup("unknown location");
+}
+
+const char *check_where(const ident_t *loc) {
+  const char *r = loc ? intern_by(loc, make_where) : NULL;
+  return r ? r : "unknown location";
+}
+
+/* ---- words ---- */
+
+const char *check_var_short(const char *var, uintptr_t hst, uintptr_t size,
+                            char *buf, size_t len) {
+  char expr[256];
+  if (var && var[0] && var[0] != ';')
+    snprintf(buf, len, "%s", var);
+  else if (field(var, 0, expr, sizeof expr) && expr[0])
+    snprintf(buf, len, "%s", expr);
+  else if (hst)
+    snprintf(buf, len, "host [" OMPEMU_PTR ", " OMPEMU_PTR ")", OMPEMU_P(hst),
+             OMPEMU_P(hst + size));
+  else
+    snprintf(buf, len, "unnamed data");
+  return buf;
+}
+
+const char *check_var_words(const char *var, uintptr_t hst, uintptr_t size,
+                            char *buf, size_t len) {
+  char expr[256];
+  if (var && var[0] && var[0] != ';') {
+    snprintf(buf, len, "declare target variable %s", var);
+    return buf;
+  }
+  char *decl = var ? file_line(var, 1, 2) : NULL;
+  check_var_short(var, hst, size, expr, sizeof expr);
+  if (decl)
+    snprintf(buf, len, "%s (declared at %s)", expr, decl);
+  else
+    snprintf(buf, len, "%s", expr);
+  free(decl);
+  return buf;
+}
+
+const char *check_block_words(const struct cblock *b, char *buf, size_t len) {
+  if (b->kind == CB_API) {
+    snprintf(buf, len, "%lu bytes from omp_target_alloc", (unsigned long)b->size);
+    return buf;
+  }
+  if (b->kind == CB_PRIVATE) {
+    char v[300];
+    snprintf(buf, len, "the private copy of %s",
+             check_var_short(b->var, b->hst, b->size, v, sizeof v));
+    return buf;
+  }
+  return check_var_words(b->var, b->hst, b->size, buf, len);
+}
+
+const char *check_maptype_words(int64_t type, int at_exit, char *buf,
+                                size_t len) {
+  int to = (type & OMP_TGT_MAPTYPE_TO) != 0;
+  int from = (type & OMP_TGT_MAPTYPE_FROM) != 0;
+  const char *base = to && from ? "tofrom"
+                     : to       ? "to"
+                     : from     ? "from"
+                     : (type & OMP_TGT_MAPTYPE_DELETE) ? "delete"
+                     : at_exit ? "release"
+                               : "alloc";
+  snprintf(buf, len, "%s%s%s%s%s", (type & OMP_TGT_MAPTYPE_IMPLICIT)
+                                       ? "implicit " : "",
+           (type & OMP_TGT_MAPTYPE_ALWAYS) ? "always, " : "",
+           (type & OMP_TGT_MAPTYPE_PRESENT) ? "present, " : "",
+           (type & OMP_TGT_MAPTYPE_CLOSE) ? "close, " : "", base);
+  return buf;
+}
+
+const char *check_region_words(int kind, int nowait) {
+  switch (kind) {
+  case OBS_R_TARGET:
+    return nowait ? "target nowait region" : "target region";
+  case OBS_R_ENTER_DATA:
+    return "data region entry";
+  case OBS_R_EXIT_DATA:
+    return "data region exit";
+  case OBS_R_UPDATE:
+    return "target update";
+  }
+  return "construct";
+}
+
+/* ---- hashing ---- */
+
+/* Eight independent 64-bit lanes of xor-rotate-add, in GNU C vectors of
+ * four, mixed by multiplies at the end: a checksum for
+ * telling identical contents from different ones (not against an
+ * adversary), at a few instructions per 16 bytes on the 4 KiB copies of a
+ * launch. */
+typedef uint64_t v4u64 __attribute__((vector_size(32)));
+
+/* One lane step (a macro: a function returning a vector would change
+ * the ABI without AVX). */
+#define STEP(l, w)                                                            \
+  do {                                                                        \
+    v4u64 x_ = (l) ^ (w);                                                     \
+    (l) = (x_ << 23 | x_ >> 41) + (w);                                        \
+  } while (0)
+
+/* The lanes over whole 64-byte chunks; with AVX2 where the CPU has it
+ * (GNU function multiversioning on x86-64). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+static void lanes_of(const unsigned char *s, size_t chunks, uint64_t out[8],
+                     uint64_t n) {
+  v4u64 a = {0x9e3779b97f4a7c15ull ^ n, 0x3c6ef372fe94f82aull,
+             0xdaa66d2c7ddf743full, 0x78dde6e5fd29f054ull ^ n};
+  v4u64 b = {0x1715609d7c746c69ull, 0xb54cda56fbbee87eull,
+             0x53845c0f7b09e493ull, 0xf1bbcdc8fa54e0a8ull};
+  for (size_t c = 0; c < chunks; c++) {
+    v4u64 w[2];
+    memcpy(w, s + 64 * c, 64);
+    STEP(a, w[0]);
+    STEP(b, w[1]);
+  }
+  for (int j = 0; j < 4; j++) {
+    out[j] = a[j];
+    out[4 + j] = b[j];
+  }
+}
+
+uint64_t check_hash(const void *p, size_t n) {
+  const unsigned char *s = p;
+  uint64_t lanes[8];
+  lanes_of(s, n / 64, lanes, n);
+  s += n / 64 * 64;
+  n %= 64;
+  uint64_t h = 0x243f6a8885a308d3ull;
+  for (int j = 0; j < 8; j++) {
+    h = (h ^ lanes[j]) * 0xff51afd7ed558ccdull;
+    h ^= h >> 32;
+  }
+  while (n >= 8) {
+    uint64_t w;
+    memcpy(&w, s, 8);
+    h = (h ^ w) * 0xff51afd7ed558ccdull;
+    h ^= h >> 32;
+    s += 8;
+    n -= 8;
+  }
+  uint64_t w = 0;
+  memcpy(&w, s, n);
+  h = (h ^ w ^ ((uint64_t)n << 56)) * 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 29;
+  return h ? h : 1;
+}
+
+/* ---- device memory through the plugin ---- */
+
+static struct rt_device *device(int32_t dev) { return rt_device_get(dev); }
+
+int check_dev_read(int32_t dev, void *dst, uintptr_t tgt, size_t n) {
+  struct rt_device *d = device(dev);
+  if (!d || !n)
+    return d ? 0 : -1;
+  return d->plugin->data_retrieve(d->local_id, dst, (void *)tgt,
+                                  (int64_t)n) == OFFLOAD_SUCCESS ? 0 : -1;
+}
+
+int check_dev_write(int32_t dev, uintptr_t tgt, const void *src, size_t n) {
+  struct rt_device *d = device(dev);
+  if (!d || !n)
+    return d ? 0 : -1;
+  return d->plugin->data_submit(d->local_id, (void *)tgt, (void *)src,
+                                (int64_t)n) == OFFLOAD_SUCCESS ? 0 : -1;
+}
+
+int64_t check_dev_poisoned(int32_t dev, uintptr_t tgt, size_t n) {
+  struct rt_device *d = device(dev);
+  int64_t c = 0;
+  if (!d || !d->plugin->ompemu_poisoned_bytes ||
+      d->plugin->ompemu_poisoned_bytes(d->local_id, (void *)tgt, (int64_t)n,
+                                       &c) != OFFLOAD_SUCCESS)
+    return -1;
+  return c;
+}
+
+uintptr_t check_dev_alias(int32_t dev, uintptr_t host, const char *desc) {
+  struct rt_device *d = device(dev);
+  if (!d || !d->plugin->ompemu_host_alias)
+    return 0;
+  return (uintptr_t)d->plugin->ompemu_host_alias(d->local_id, (void *)host,
+                                                 desc);
+}
+
+/* ---- the thread's construct ---- */
+
+static __thread struct cregion *cur_region;
+
+struct cregion *check_region(void) { return cur_region; }
+void check_set_region(struct cregion *r) { cur_region = r; }
+
+struct cuse *check_region_use(struct cregion *r, uintptr_t hst,
+                              uintptr_t size, uintptr_t tgt, const char *var,
+                              int64_t maptype) {
+  if (!r)
+    return NULL;
+  for (int i = 0; i < r->nuses; i++)
+    if (r->uses[i].tgt == tgt && r->uses[i].hst == hst &&
+        r->uses[i].size == size) {
+      r->uses[i].maptype |= maptype;
+      return &r->uses[i];
+    }
+  if (r->nuses == r->capuses) {
+    int nc = r->capuses ? r->capuses * 2 : 8;
+    struct cuse *u = realloc(r->uses, (size_t)nc * sizeof *u);
+    if (!u)
+      return NULL;
+    r->uses = u;
+    r->capuses = nc;
+  }
+  struct cuse *u = &r->uses[r->nuses++];
+  memset(u, 0, sizeof *u);
+  u->hst = hst;
+  u->size = size;
+  u->tgt = tgt;
+  u->var = var;
+  u->maptype = maptype;
+  return u;
+}

@@ -1,0 +1,534 @@
+/* Data begin and data end (docs/abi-clang14.md section 7.4): getTargetPointer,
+ * reference counts with their INFO notes, PTR_AND_OBJ attachment, struct
+ * (MEMBER_OF) entries in any order, RETURN_PARAM, deferred removal.  Each
+ * argument is handled under the device's map_lock, taken and released per
+ * argument, and dropped around allocations and copies: the entry is
+ * marked busy meanwhile (mapping.h). */
+#include "config.h"
+#include "data.h"
+#include "mapping.h"
+#include "observe.h"
+#include "trace.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define SKIP_TYPES (OMP_TGT_MAPTYPE_LITERAL | OMP_TGT_MAPTYPE_PRIVATE)
+
+static const char *null_reason(int present) {
+  return present ? "'present' map type modifier"
+                 : "device failure or illegal mapping";
+}
+
+/* LLVM 14's message for a 'present' map of [BEGIN, BEGIN+SIZE) that is not
+ * mapped. */
+static void not_present(uintptr_t begin, int64_t size) {
+  rt_message("device mapping required by 'present' map type modifier does "
+             "not exist for host address " OMPEMU_PTR " (%ld bytes)",
+             OMPEMU_P(begin), (long)size);
+}
+
+/* Result of get_target_pointer. */
+struct tpr {
+  uintptr_t tgt;
+  int is_new, is_host;
+  struct map_entry *entry;
+};
+
+/* Copy [BEGIN, BEGIN+SIZE) to TGT inside E, which the caller made busy,
+ * without the map lock (held on entry and on return), then re-write E's
+ * attached pointers in that range.  0 / -1 (reported). */
+static int copy_to_unlocked(struct rt_op *op, struct map_entry *e,
+                            uintptr_t begin, uintptr_t tgt, int64_t size,
+                            const char *name) {
+  pthread_mutex_unlock(&op->d->map_lock);
+  int rc = rt_copy_to(op, NULL, begin, tgt, size, name);
+  pthread_mutex_lock(&op->d->map_lock);
+  if (rc == 0 && e->nshadows)
+    rc = rt_reattach_range(op, e, begin, size);
+  return rc;
+}
+
+/* A new entry for [BEGIN, BEGIN+SIZE): inserted busy, then allocated and
+ * filled without the map lock (held on entry and on return), so that
+ * threads mapping other data do not wait for this one.  Sets R; -1 only
+ * when the copy failed. */
+static int new_entry(struct rt_op *op, struct map_table *t, uintptr_t begin,
+                     uintptr_t base, int64_t size, const char *name,
+                     int64_t type, int to, int hold, struct tpr *r) {
+  int32_t dev = RT_DEV_ID(op);
+  char nm[256], dyn[24], hl[24];
+  struct map_entry *e =
+      map_insert(t, base, begin, begin + (uintptr_t)size, 0, name,
+                 hold ? 0 : 1, hold ? 1 : 0, MAP_KIND_MAPPED);
+  if (!e) {
+    ompemu_error("ompemu", "device %d: out of memory recording the "
+                 "mapping of host [" OMPEMU_PTR ", " OMPEMU_PTR ")", dev,
+                 OMPEMU_P(begin), OMPEMU_P(begin + (uintptr_t)size));
+    return 0;
+  }
+  e->busy = 1;
+  pthread_mutex_unlock(&op->d->map_lock);
+  OBS_VAR(name);
+  void *p = rt_dev_alloc(op->d, size, (void *)begin, TARGET_ALLOC_DEFAULT);
+  if (!p) {
+    DTRACE(1, "device %d: allocation of %ld bytes for host " OMPEMU_PTR
+             " failed", dev, (long)size, OMPEMU_P(begin));
+    pthread_mutex_lock(&op->d->map_lock);
+    map_remove(t, e);
+    return 0;
+  }
+  /* E is ours until released: its counts can be read without the lock. */
+  if (rt_info(RT_INFO_MAPPING_CHANGED))
+    rt_info_msg(dev,
+                "Creating new map entry with HstPtrBegin=" OMPEMU_PTR
+                ", TgtPtrBegin=" OMPEMU_PTR ", Size=%ld, DynRefCount=%s, "
+                "HoldRefCount=%s, Name=%s",
+                OMPEMU_P(begin), OMPEMU_P(p), (long)size,
+                map_ref_str(e->dyn_ref, dyn), map_ref_str(e->hold_ref, hl),
+                rt_name_str(name, nm, sizeof nm));
+  DTRACE(1, "device %d: map %s host [" OMPEMU_PTR ", " OMPEMU_PTR
+           ") base " OMPEMU_PTR ": new at " OMPEMU_PTR ", dyn %s hold %s",
+           dev, rt_name_str(name, nm, sizeof nm), OMPEMU_P(begin),
+           OMPEMU_P(begin + (uintptr_t)size), OMPEMU_P(base),
+           OMPEMU_P(p), map_ref_str(e->dyn_ref, dyn),
+           map_ref_str(e->hold_ref, hl));
+  OBS_MAP(op->d, OBS_MAP_NEW, begin, p, size, name, e->dyn_ref, e->hold_ref,
+          type);
+  int rc = to ? rt_copy_to(op, NULL, begin, (uintptr_t)p, size, name) : 0;
+  pthread_mutex_lock(&op->d->map_lock);
+  e->tgt_begin = (uintptr_t)p;
+  map_release(t, e);
+  r->is_new = 1;
+  r->tgt = (uintptr_t)p;
+  r->entry = e;
+  return rc;
+}
+
+/* LLVM 14's getTargetPointer for [BEGIN, BEGIN+SIZE) (caller holds the map
+ * lock; it is dropped and taken again around allocations and copies):
+ * reuse, refuse, pass through (USM), allocate; copy when TO and new or
+ * ALWAYS.  R->tgt is 0 when there is no device address; returns -1 only
+ * when a copy failed. */
+static int get_target_pointer(struct rt_op *op, struct map_table *t,
+                              uintptr_t begin, uintptr_t base, int64_t size,
+                              const char *name, int64_t type, int update_ref,
+                              struct tpr *r) {
+  int to = (type & OMP_TGT_MAPTYPE_TO) != 0;
+  int always = (type & OMP_TGT_MAPTYPE_ALWAYS) != 0;
+  int implicit = (type & OMP_TGT_MAPTYPE_IMPLICIT) != 0;
+  int close = (type & OMP_TGT_MAPTYPE_CLOSE) != 0;
+  int present = (type & OMP_TGT_MAPTYPE_PRESENT) != 0;
+  int hold = (type & OMP_TGT_MAPTYPE_OMPX_HOLD) != 0;
+  int32_t dev = RT_DEV_ID(op);
+  char nm[256], dyn[24], hl[24];
+  struct map_lookup lr;
+  memset(r, 0, sizeof *r);
+  map_lookup_ready(t, &op->d->map_lock, begin, size, &lr);
+
+  if (lr.contained || ((lr.extends_before || lr.extends_after) && implicit)) {
+    struct map_entry *e = lr.entry;
+    const char *action;
+    if (update_ref) {
+      map_inc_ref(e, hold);
+      action = " (incremented)";
+    } else {
+      r->is_new = map_total_ref(e) == 1;
+      action = " (update suppressed)";
+    }
+    r->tgt = e->tgt_begin + (begin - e->hst_begin);
+    r->entry = e;
+    if (rt_info(RT_INFO_MAPPING_EXISTS))
+      rt_info_msg(dev,
+                  "Mapping exists%s with HstPtrBegin=" OMPEMU_PTR
+                  ", TgtPtrBegin=" OMPEMU_PTR ", Size=%ld, DynRefCount=%s%s, "
+                  "HoldRefCount=%s%s, Name=%s",
+                  implicit ? " (implicit)" : "", OMPEMU_P(begin),
+                  OMPEMU_P(r->tgt), (long)size, map_ref_str(e->dyn_ref, dyn),
+                  hold ? "" : action, map_ref_str(e->hold_ref, hl),
+                  hold ? action : "", rt_name_str(name, nm, sizeof nm));
+    DTRACE(1, "device %d: map %s host " OMPEMU_PTR " (%ld bytes): exists at "
+             OMPEMU_PTR ", dyn %s hold %s%s", dev, rt_name_str(name, nm, sizeof nm),
+             OMPEMU_P(begin), (long)size, OMPEMU_P(r->tgt),
+             map_ref_str(e->dyn_ref, dyn), map_ref_str(e->hold_ref, hl), action);
+    OBS_MAP(op->d, OBS_MAP_EXISTS, begin, r->tgt, size, e->name, e->dyn_ref,
+            e->hold_ref, type);
+    if (to && (r->is_new || always)) {
+      e->busy = 1;
+      int rc = copy_to_unlocked(op, e, begin, r->tgt, size,
+                                e->name ? e->name : name);
+      map_release(t, e);
+      return rc;
+    }
+  } else if (lr.extends_before || lr.extends_after) {
+    struct map_entry *e = lr.entry;
+    rt_message("explicit extension not allowed: host address specified is "
+               OMPEMU_PTR " (%ld bytes), but device allocation maps to host at "
+               OMPEMU_PTR " (%ld bytes)", OMPEMU_P(begin), (long)size,
+               OMPEMU_P(e->hst_begin), (long)(e->hst_end - e->hst_begin));
+    if (present)
+      not_present(begin, size);
+  } else if (rt_usm() && !close) {
+    if (size) {
+      r->is_host = 1;
+      r->tgt = begin;
+      DTRACE(1, "device %d: map host " OMPEMU_PTR " (%ld bytes): unified "
+               "shared memory, host address used", dev, OMPEMU_P(begin),
+               (long)size);
+    }
+  } else if (present) {
+    not_present(begin, size);
+  } else if (size) {
+    return new_entry(op, t, begin, base, size, name, type, to, hold, r);
+  }
+  return 0;
+}
+
+/* One argument of data begin (caller holds the map lock; it may be
+ * dropped and taken again). */
+static int begin_one(struct rt_op *op, struct map_table *t,
+                     const struct rt_args *a, int32_t i, int padded) {
+  int64_t type = a->types[i];
+  uintptr_t begin = (uintptr_t)a->begin[i];
+  uintptr_t base = (uintptr_t)a->base[i];
+  int64_t size = a->sizes[i];
+  const char *name = a->names ? a->names[i] : NULL;
+  int present = (type & OMP_TGT_MAPTYPE_PRESENT) != 0;
+
+  if (padded) {
+    uintptr_t pad = begin % 8;
+    if (pad) {
+      DTRACE(2, "device %d: pad combined entry %d at " OMPEMU_PTR
+               " down by %lu bytes", RT_DEV_ID(op), (int)i, OMPEMU_P(begin),
+               (unsigned long)pad);
+      begin -= pad;
+      size += (int64_t)pad;
+    }
+  }
+  int update_ref = !(type & OMP_TGT_MAPTYPE_MEMBER_OF) &&
+                   !(a->from_mapper && i == 0);
+  struct tpr ptr = {0};
+  uintptr_t ptr_hst = 0;
+  if (type & OMP_TGT_MAPTYPE_PTR_AND_OBJ) {
+    /* Step 1: the pointer itself, no copy. */
+    int64_t ptype = type & ~(int64_t)(OMP_TGT_MAPTYPE_TO |
+                                      OMP_TGT_MAPTYPE_ALWAYS);
+    if (get_target_pointer(op, t, base, base, sizeof(void *), NULL, ptype,
+                           update_ref, &ptr))
+      return -1;
+    if (!ptr.tgt) {
+      rt_err("Call to getTargetPointer returned null pointer (%s).",
+             null_reason(present));
+      return -1;
+    }
+    ptr_hst = base;
+    base = *(uintptr_t *)base;
+    update_ref = !a->from_mapper || i != 0;
+  }
+  /* Step 2 (or the only step): the object. */
+  struct tpr obj;
+  if (get_target_pointer(op, t, begin, base, size, name, type, update_ref,
+                         &obj))
+    return -1;
+  if (!obj.tgt && (size || present)) {
+    rt_err("Call to getTargetPointer returned null pointer (%s).",
+           null_reason(present));
+    return -1;
+  }
+  /* What the launch's lookup of its argument I would find (args[i], not
+   * the padded begin). */
+  if (a == op->arg_list && obj.tgt && size)
+    op->arg_tgt[i] = obj.tgt + ((uintptr_t)a->begin[i] - begin);
+  if (type & OMP_TGT_MAPTYPE_RETURN_PARAM) {
+    uintptr_t tbase = obj.tgt - (begin - base);
+    DTRACE(2, "device %d: return device base " OMPEMU_PTR " for entry %d",
+             RT_DEV_ID(op), OMPEMU_P(tbase), (int)i);
+    a->base[i] = (void *)tbase;
+  }
+  /* Step 3: attach the pointer on the device.  The map lock may have been
+   * dropped since step 1 (to fill the object): find the pointer's entry
+   * again. */
+  if ((type & OMP_TGT_MAPTYPE_PTR_AND_OBJ) && !obj.is_host && !ptr.is_host &&
+      ptr.entry) {
+    struct map_lookup lr;
+    map_lookup_ready(t, &op->d->map_lock, ptr_hst, 0, &lr);
+    if (!lr.contained) {
+      DTRACE(1, "device %d: pointer at host " OMPEMU_PTR " was unmapped by "
+               "another thread: not attached", RT_DEV_ID(op),
+               OMPEMU_P(ptr_hst));
+      return 0;
+    }
+    ptr.entry = lr.entry;
+    ptr.tgt = lr.entry->tgt_begin + (ptr_hst - lr.entry->hst_begin);
+    uintptr_t expected = obj.tgt - (begin - base);
+    struct map_shadow *s = map_shadow_find(ptr.entry, ptr_hst);
+    if (!s || s->tgt_val != expected || s->tgt_addr != ptr.tgt)
+      return rt_attach(op, ptr.entry, ptr_hst, ptr.tgt, expected, begin,
+                       obj.tgt);
+    DTRACE(2, "device %d: pointer at host " OMPEMU_PTR " already attached "
+             "to " OMPEMU_PTR, RT_DEV_ID(op), OMPEMU_P(ptr_hst),
+             OMPEMU_P(expected));
+  }
+  return 0;
+}
+
+int rt_data_begin(struct rt_op *op, const struct rt_args *a) {
+  if (a->n <= 0)
+    return 0;
+  LIST_BUF(int32_t, order, a->n);
+  LIST_BUF(int, has_members, a->n);
+  int rc = -1;
+  if (!order || !has_members) {
+    rt_err("out of memory mapping %d arguments", (int)a->n);
+    goto out;
+  }
+  if (rt_plan_list(a, order, has_members))
+    goto out;
+  for (int32_t k = 0; k < a->n; k++) {
+    int32_t i = order[k];
+    int64_t type = a->types[i];
+    if (type & SKIP_TYPES)
+      continue;
+    if (a->mappers && a->mappers[i]) {
+      if (rt_data_mapper(op, a, i, RT_DATA_BEGIN, rt_data_begin))
+        goto out;
+      continue;
+    }
+    int padded = ompemu_parent_index(type) < 0 && has_members[i];
+    pthread_mutex_lock(&op->d->map_lock);
+    struct map_table *t = map_table_of(op->d);
+    int r = t ? begin_one(op, t, a, i, padded) : -1;
+    pthread_mutex_unlock(&op->d->map_lock);
+    if (r)
+      goto out;
+  }
+  rc = 0;
+out:
+  LIST_FREE(order);
+  LIST_FREE(has_members);
+  return rc;
+}
+
+/* An entry whose removal waits for the synchronize after the copies. */
+struct dealloc {
+  uintptr_t begin;
+  int64_t size;
+  int hold;
+};
+
+/* One argument of data end (caller holds the map lock; it may be dropped
+ * and taken again).  Appends to DEL the entries to remove after
+ * synchronization. */
+static int end_one(struct rt_op *op, struct map_table *t,
+                   const struct rt_args *a, int32_t i, struct dealloc *del,
+                   int *ndel, uintptr_t *mapper_base) {
+  int64_t type = a->types[i];
+  uintptr_t begin = (uintptr_t)a->begin[i];
+  int64_t size = a->sizes[i];
+  int implicit = (type & OMP_TGT_MAPTYPE_IMPLICIT) != 0;
+  int hold = (type & OMP_TGT_MAPTYPE_OMPX_HOLD) != 0;
+  int force_delete = (type & OMP_TGT_MAPTYPE_DELETE) != 0;
+  int present = (type & OMP_TGT_MAPTYPE_PRESENT) != 0;
+  int is_member = (type & OMP_TGT_MAPTYPE_MEMBER_OF) &&
+                  !(type & OMP_TGT_MAPTYPE_PTR_AND_OBJ);
+  int update_ref = !is_member && !(a->from_mapper && i == 0);
+  int32_t dev = RT_DEV_ID(op);
+  char dyn[24], hl[24], nm[256];
+
+  struct map_lookup lr;
+  map_lookup_ready(t, &op->d->map_lock, begin, size, &lr);
+  struct map_entry *e = NULL;
+  uintptr_t tgt = 0;
+  int is_last = 0, is_host = 0;
+  if (lr.contained || (implicit && (lr.extends_before || lr.extends_after))) {
+    e = lr.entry;
+    is_last = map_dec_should_remove(e, hold, force_delete);
+    const char *action;
+    if (!update_ref) {
+      action = " (update suppressed)";
+    } else if (force_delete) {
+      map_reset_ref(e, hold);
+      if (is_last) {
+        action = " (reset, deferred final decrement)";
+      } else {
+        map_dec_ref(e, hold);
+        action = " (reset)";
+      }
+    } else if (is_last) {
+      action = " (deferred final decrement)";
+    } else {
+      map_dec_ref(e, hold);
+      action = " (decremented)";
+    }
+    tgt = e->tgt_begin + (begin - e->hst_begin);
+    if (rt_info(RT_INFO_MAPPING_EXISTS))
+      rt_info_msg(dev,
+                  "Mapping exists with HstPtrBegin=" OMPEMU_PTR
+                  ", TgtPtrBegin=" OMPEMU_PTR ", Size=%ld, DynRefCount=%s%s, "
+                  "HoldRefCount=%s%s",
+                  OMPEMU_P(begin), OMPEMU_P(tgt), (long)size,
+                  map_ref_str(e->dyn_ref, dyn), hold ? "" : action,
+                  map_ref_str(e->hold_ref, hl), hold ? action : "");
+    DTRACE(1, "device %d: unmap %s host " OMPEMU_PTR " (%ld bytes): dyn %s "
+             "hold %s%s", dev, rt_name_str(e->name, nm, sizeof nm),
+             OMPEMU_P(begin), (long)size, map_ref_str(e->dyn_ref, dyn),
+             map_ref_str(e->hold_ref, hl), action);
+    OBS_MAP(op->d, OBS_MAP_DECREMENT, begin, tgt, size, e->name, e->dyn_ref,
+            e->hold_ref, type);
+  } else if (rt_usm()) {
+    is_host = 1;
+    tgt = begin;
+  }
+  if (!tgt) {
+    if (size || present) {
+      if (present) {
+        not_present(begin, size);
+        return -1;
+      }
+      DTRACE(2, "device %d: unmap host " OMPEMU_PTR " (%ld bytes): not "
+               "mapped, ignored", dev, OMPEMU_P(begin), (long)size);
+    }
+    return 0;
+  }
+  int del_entry = is_last && !is_member;
+  if ((type & OMP_TGT_MAPTYPE_FROM) || del_entry) {
+    if (type & OMP_TGT_MAPTYPE_FROM) {
+      int always = (type & OMP_TGT_MAPTYPE_ALWAYS) != 0;
+      int copy_member = 0;
+      if (is_member && e) {
+        /* A member is copied back when its parent goes away in this
+         * construct: the reference count this construct drops (hold or
+         * dynamic) must be the parent's last one. */
+        int32_t p = ompemu_parent_index(type);
+        struct map_entry *pe =
+            p >= 0 && p < a->n ? map_find(t, (uintptr_t)a->begin[p]) : NULL;
+        if (pe && map_dec_should_remove(pe, hold, force_delete))
+          copy_member = 1;
+      }
+      if ((del_entry || always || copy_member) && !is_host) {
+        /* E (not NULL: !is_host) stays, busy, while the lock is dropped. */
+        e->busy = 1;
+        pthread_mutex_unlock(&op->d->map_lock);
+        int rc = rt_copy_from(op, NULL, begin, tgt, size, e->name);
+        pthread_mutex_lock(&op->d->map_lock);
+        map_release(t, e);
+        if (rc)
+          return -1;
+      }
+    }
+    if (del_entry && a->from_mapper && i == 0) {
+      del_entry = 0;
+      *mapper_base = begin;
+    }
+    if (e && e->nshadows &&
+        rt_restore_range(op, e, begin, size,
+                         (type & OMP_TGT_MAPTYPE_FROM) != 0, del_entry))
+      return -1;
+    if (del_entry && !is_host) {
+      del[*ndel].begin = begin;
+      del[*ndel].size = size;
+      del[*ndel].hold = hold;
+      ++*ndel;
+    }
+  }
+  return 0;
+}
+
+/* Drop one reference of the entry holding [BEGIN, BEGIN+SIZE) and remove
+ * it when none is left (after the synchronize). */
+static int dealloc_one(struct rt_op *op, const struct dealloc *x) {
+  int rc = 0, removed = 0;
+  void *to_free = NULL;
+  struct map_entry gone; /* what E was, for the events after the lock */
+  pthread_mutex_lock(&op->d->map_lock);
+  struct map_lookup lr;
+  map_lookup_ready(op->d->maps, &op->d->map_lock, x->begin, x->size, &lr);
+  if (lr.entry) {
+    struct map_entry *e = lr.entry;
+    if (map_dec_ref(e, x->hold) == 0) {
+      char nm[256];
+      if (e->nrefs && rt_detach_pointee(op, e))
+        rc = -1;
+      /* Freed once the entry is gone and the lock dropped: nobody can
+       * find the device memory any more. */
+      if (e->kind == MAP_KIND_MAPPED)
+        to_free = (void *)e->tgt_begin;
+      gone = *e;
+      removed = 1;
+      if (rt_info(RT_INFO_MAPPING_CHANGED))
+        rt_info_msg(op->d->id,
+                    "Removing map entry with HstPtrBegin=" OMPEMU_PTR
+                    ", TgtPtrBegin=" OMPEMU_PTR ", Size=%ld, Name=%s",
+                    OMPEMU_P(e->hst_begin), OMPEMU_P(e->tgt_begin),
+                    (long)x->size, rt_name_str(e->name, nm, sizeof nm));
+      DTRACE(1, "device %d: remove %s host [" OMPEMU_PTR ", " OMPEMU_PTR
+               ") device " OMPEMU_PTR, op->d->id,
+               rt_name_str(e->name, nm, sizeof nm), OMPEMU_P(e->hst_begin),
+               OMPEMU_P(e->hst_end), OMPEMU_P(e->tgt_begin));
+      map_remove(op->d->maps, e);
+    }
+  } else {
+    rt_err("Section to delete (hst addr " OMPEMU_PTR ") does not exist in the "
+           "allocated memory", OMPEMU_P(x->begin));
+    rc = -1;
+  }
+  pthread_mutex_unlock(&op->d->map_lock);
+  if (removed) {
+    int64_t size = (int64_t)(gone.hst_end - gone.hst_begin);
+    OBS_VAR_RANGE(gone.name, gone.hst_begin, size);
+    if (to_free && rt_dev_free(op->d, to_free))
+      rc = -1;
+    OBS_MAP(op->d, OBS_MAP_REMOVE, gone.hst_begin, gone.tgt_begin, size,
+            gone.name, 0, 0, 0);
+  }
+  return rc;
+}
+
+int rt_data_end(struct rt_op *op, const struct rt_args *a) {
+  if (a->n <= 0)
+    return 0;
+  LIST_BUF(int32_t, order, a->n);
+  LIST_BUF(int, has_members, a->n);
+  LIST_BUF(struct dealloc, del, a->n);
+  int ndel = 0, rc = -1;
+  uintptr_t mapper_base = 0;
+  if (!order || !has_members || !del) {
+    rt_err("out of memory unmapping %d arguments", (int)a->n);
+    goto out;
+  }
+  if (rt_plan_list(a, order, has_members))
+    goto out;
+  for (int32_t k = a->n - 1; k >= 0; k--) {
+    int32_t i = order[k];
+    int64_t type = a->types[i];
+    if (type & SKIP_TYPES)
+      continue;
+    if (a->mappers && a->mappers[i]) {
+      if (rt_data_mapper(op, a, i, RT_DATA_END, rt_data_end))
+        goto out;
+      continue;
+    }
+    pthread_mutex_lock(&op->d->map_lock);
+    struct map_table *t = map_table_of(op->d);
+    int r = t ? end_one(op, t, a, i, del, &ndel, &mapper_base) : -1;
+    pthread_mutex_unlock(&op->d->map_lock);
+    if (r)
+      goto out;
+  }
+  if (rt_op_sync(op))
+    goto out;
+  for (int k = 0; k < ndel; k++) {
+    if (mapper_base && del[k].begin == mapper_base)
+      continue;
+    if (dealloc_one(op, &del[k])) {
+      rt_err("Deallocating data from device failed.");
+      goto out;
+    }
+  }
+  rc = 0;
+out:
+  LIST_FREE(order);
+  LIST_FREE(has_members);
+  LIST_FREE(del);
+  return rc;
+}

@@ -1,0 +1,164 @@
+/* What an offload entry is (rt_entry_kind), and the pairing of host entries
+ * with a plugin's device table BY NAME (never by position): host entry i
+ * gets the address of the device entry with the same name, or NULL.  LLVM 14's x86_64 plugin returns a table that is read
+ * by position from the device image and, with `declare target link`, runs
+ * one entry past the real ones, so every device entry is read defensively.
+ * A name the table lacks (clang 14 emits no device entry for a link
+ * variable's <var>_decl_tgt_ref_ptr) is looked up through the dynamic
+ * linker when the device code lives in an object it knows. */
+#define _GNU_SOURCE
+#include "config.h"
+#include "core.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+/* Copy N bytes at SRC to DST without faulting: the bytes copied, -1 if
+ * SRC is unreadable.  process_vm_readv on ourselves; where a sandbox
+ * forbids it, a pipe (write() reports EFAULT instead of faulting). */
+static ssize_t safe_copy(void *dst, const void *src, size_t n) {
+  static int no_vm_readv;
+  if (!no_vm_readv) {
+    struct iovec lo = {dst, n}, re = {(void *)src, n};
+    ssize_t r = process_vm_readv(getpid(), &lo, 1, &re, 1, 0);
+    if (r >= 0 || errno == EFAULT)
+      return r;
+    no_vm_readv = 1;
+  }
+  int fd[2];
+  if (pipe(fd) != 0)
+    return -1;
+  ssize_t w = write(fd[1], src, n);
+  ssize_t r = w > 0 ? read(fd[0], dst, (size_t)w) : -1;
+  close(fd[0]);
+  close(fd[1]);
+  return r;
+}
+
+/* Copy the NUL-terminated string at P into BUF (size N) without faulting:
+ * 0 if a complete string was read, -1 if P is unreadable or too long. */
+static int safe_read_name(const char *p, char *buf, size_t n) {
+  if (!p)
+    return -1;
+  size_t got = 0;
+  while (got < n - 1) {
+    /* Never cross a page boundary in one read, so a string that ends just
+     * before an unmapped page is still read. */
+    size_t page = 4096 - ((uintptr_t)(p + got) & 4095);
+    size_t want = page < n - 1 - got ? page : n - 1 - got;
+    ssize_t r = safe_copy(buf + got, p + got, want);
+    if (r <= 0)
+      return -1;
+    if (memchr(buf + got, 0, (size_t)r))
+      return 0;
+    got += (size_t)r;
+  }
+  return -1;
+}
+
+const char *rt_entry_kind(const __tgt_offload_entry *e) {
+  if (e->flags & OMP_DECLARE_TARGET_FPTR)
+    return "fptr";
+  if (e->flags & OMP_DECLARE_TARGET_CTOR)
+    return "ctor";
+  if (e->flags & OMP_DECLARE_TARGET_DTOR)
+    return "dtor";
+  if (e->flags & OMP_DECLARE_TARGET_LINK)
+    return "global link";
+  return e->size ? "global to" : "kernel";
+}
+
+struct dev_row {
+  const char *name; /* copied */
+  void *addr;
+};
+
+static int row_cmp(const void *a, const void *b) {
+  return strcmp(((const struct dev_row *)a)->name,
+                ((const struct dev_row *)b)->name);
+}
+
+/* Device address of NAME through the dynamic linker, if the device code
+ * around KNOWN (any device entry address) is an object ld.so loaded. */
+static void *dl_lookup(void *known, const char *name) {
+  Dl_info info;
+  if (!known || !dladdr(known, &info) || !info.dli_fname)
+    return NULL;
+  void *h = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+  if (!h)
+    return NULL;
+  void *s = dlsym(h, name);
+  Dl_info si;
+  /* Accept only a definition inside that same object. */
+  if (s && (!dladdr(s, &si) || si.dli_fbase != info.dli_fbase))
+    s = NULL;
+  dlclose(h);
+  return s;
+}
+
+int rt_pair_entries(struct rt_device *d, struct rt_loaded *x) {
+  struct rt_lib *l = x->lib;
+  __tgt_offload_entry *db = x->table->EntriesBegin, *de = x->table->EntriesEnd;
+  size_t nd = db && de > db ? (size_t)(de - db) : 0;
+  struct dev_row *rows = calloc(nd ? nd : 1, sizeof *rows);
+  if (!rows) {
+    ompemu_error("ompemu", "device %d: out of memory pairing the %zu device "
+                 "entries of %s", d->id, nd, rt_lib_name(l));
+    return -1;
+  }
+  size_t k = 0;
+  char buf[1024];
+  void *known = NULL;
+  for (size_t i = 0; i < nd; i++) {
+    __tgt_offload_entry e;
+    if (safe_copy(&e, db + i, sizeof e) != (ssize_t)sizeof e ||
+        safe_read_name(e.name, buf, sizeof buf) != 0) {
+      RT_TRACE(1, "device %d: device entry %zu at " OMPEMU_PTR " of %s is not "
+               "a valid entry (table longer than the image's): ignored",
+               d->id, i, OMPEMU_P(db + i), rt_lib_name(l));
+      continue;
+    }
+    rows[k].name = strdup(buf);
+    rows[k].addr = e.addr;
+    if (!rows[k].name) {
+      ompemu_error("ompemu", "device %d: out of memory pairing the device "
+                   "entries of %s", d->id, rt_lib_name(l));
+      for (size_t j = 0; j < k; j++)
+        free((char *)rows[j].name);
+      free(rows);
+      return -1;
+    }
+    if (!known && e.addr)
+      known = e.addr;
+    k++;
+  }
+  qsort(rows, k, sizeof *rows, row_cmp);
+  for (__tgt_offload_entry *h = l->host_begin; h < l->host_end; h++) {
+    size_t i = (size_t)(h - l->host_begin);
+    const char *how = "";
+    struct dev_row key = {h->name ? h->name : "", NULL};
+    struct dev_row *m = h->name ? bsearch(&key, rows, k, sizeof *rows, row_cmp)
+                                : NULL;
+    if (m && m->addr) {
+      x->tgt[i] = m->addr;
+    } else if (h->name && (x->tgt[i] = dl_lookup(known, h->name))) {
+      how = " (by symbol lookup)";
+    }
+    if (x->tgt[i])
+      RT_TRACE(1, "  %-12s " OMPEMU_PTR " -> " OMPEMU_PTR "  %s%s",
+               rt_entry_kind(h), OMPEMU_P(h->addr), OMPEMU_P(x->tgt[i]),
+               h->name ? h->name : "(null)", how);
+    else
+      RT_TRACE(1, "  %-12s " OMPEMU_PTR " -> (none: the device image has no "
+               "entry of that name)  %s", rt_entry_kind(h), OMPEMU_P(h->addr),
+               h->name ? h->name : "(null)");
+  }
+  for (size_t i = 0; i < k; i++)
+    free((char *)rows[i].name);
+  free(rows);
+  return 0;
+}

@@ -1,0 +1,84 @@
+# libomptarget.so: the host runtime.  The front doors (every exported
+# function) are in src/runtime/abi, listed in src/runtime/abi/local.mk; the
+# files here are the internal runtime, in two halves that meet in rt.h.
+pkglib_LTLIBRARIES += libomptarget.la
+rt_abi_sources =
+include src/runtime/abi/local.mk
+# Runtime core: process state, the entry index, plugins, devices, entry
+# tables by name, declare-target globals, the indirect-function table,
+# registration, lifecycle and the offload policy (see core.h).
+rt_core_sources = \
+	src/runtime/core.h \
+	src/runtime/doors.h \
+	src/runtime/state.c \
+	src/runtime/messages.c \
+	src/runtime/entry_index.c \
+	src/runtime/plugin_loader.c \
+	src/runtime/entries.c \
+	src/runtime/globals.c \
+	src/runtime/fptr_table.c \
+	src/runtime/policy.c \
+	src/runtime/device.c \
+	src/runtime/registry.c \
+	src/runtime/lifecycle.c
+# The data path: mapping table, data begin/end/update, attachment, mappers,
+# lookups, kernel launch, device memory routines, interop, INFO output
+# (see data.h).
+rt_data_sources = \
+	src/runtime/data.h \
+	src/runtime/mapping.h \
+	src/runtime/mapping.c \
+	src/runtime/map_index.h \
+	src/runtime/map_pool.h \
+	src/runtime/map_index.c \
+	src/runtime/devops.c \
+	src/runtime/dump.c \
+	src/runtime/lookup.c \
+	src/runtime/maplist.c \
+	src/runtime/mapper.c \
+	src/runtime/attach.c \
+	src/runtime/data_begin_end.c \
+	src/runtime/update.c \
+	src/runtime/data_construct.c \
+	src/runtime/launch.c \
+	src/runtime/device_memory.c \
+	src/runtime/check_api.h \
+	src/runtime/check_api.c \
+	src/runtime/interop.c
+# Observation: the points and their observers (observe.h): the checking
+# mode and data-movement report (check.h), the timeline, the run summary
+# and OMPT.
+rt_observe_sources = \
+	src/runtime/observe.h \
+	src/runtime/observe.c \
+	src/runtime/observers.c \
+	src/runtime/check.h \
+	src/runtime/check.c \
+	src/runtime/check_race.c \
+	src/runtime/check_data.c \
+	src/runtime/check_hostptr.c \
+	src/runtime/check_report.c \
+	src/runtime/check_util.c \
+	src/runtime/check_blocks.c \
+	src/runtime/check_describe.c \
+	src/runtime/timeline.h \
+	src/runtime/timeline.c \
+	src/runtime/timeline_write.c \
+	src/runtime/summary.c \
+	src/runtime/ompt.c
+libomptarget_la_SOURCES = src/runtime/rt.h $(rt_abi_sources) \
+	$(rt_core_sources) $(rt_data_sources) $(rt_observe_sources)
+libomptarget_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/runtime
+# A plugin-table slot or a call whose type disagrees with ompemu/plugin.h
+# must not build.
+libomptarget_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden \
+	-Werror=incompatible-pointer-types
+libomptarget_la_LIBADD = src/common/libompemu_common.la $(PTHREAD_LIBS) $(LIBS)
+libomptarget_la_LDFLAGS = -avoid-version -shared \
+	-Wl,--version-script=$(top_srcdir)/src/runtime/libomptarget.map \
+	-Wl,-z,defs -Wl,-soname,libomptarget.so \
+	-precious-files-regex 'libomptarget\.rtl\..*'
+# (libtool's link removes .libs/libomptarget.*, which would include the
+# plugins built next to it; the regex keeps them.)
+EXTRA_libomptarget_la_DEPENDENCIES = $(top_srcdir)/src/runtime/libomptarget.map
+EXTRA_DIST += src/runtime/libomptarget.map

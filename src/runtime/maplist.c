@@ -1,0 +1,207 @@
+/* Checking a map list's MEMBER_OF structure before anything is mapped, and
+ * the order to process it in: every parent before its members (clang's
+ * order; a front end may list members first), otherwise the given order.
+ * A malformed list gets one error naming the entries (index, host range,
+ * map type) and nothing is touched. */
+#include "config.h"
+#include "data.h"
+#include "trace.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SKIP_TYPES (OMP_TGT_MAPTYPE_LITERAL | OMP_TGT_MAPTYPE_PRIVATE)
+
+static uintptr_t pad8(uintptr_t p) { return p & ~(uintptr_t)7; }
+
+/* Host range of entry I as the mapping sees it: the pointee for a
+ * PTR_AND_OBJ entry, begin..begin+size otherwise. */
+static void range_of(const struct rt_args *a, int32_t i, uintptr_t *b,
+                     uintptr_t *e) {
+  *b = (uintptr_t)a->begin[i];
+  *e = *b + (uintptr_t)a->sizes[i];
+}
+
+static void bad(const struct rt_args *a, int32_t i, int32_t j,
+                const char *why) {
+  uintptr_t b, e;
+  range_of(a, i, &b, &e);
+  if (j < 0 || j >= a->n) {
+    rt_err("invalid map list: entry %d (host [" OMPEMU_PTR ", " OMPEMU_PTR
+           "), map type 0x%lx) %s; nothing was mapped",
+           (int)i, OMPEMU_P(b), OMPEMU_P(e), (unsigned long)a->types[i], why);
+    return;
+  }
+  uintptr_t jb, je;
+  range_of(a, j, &jb, &je);
+  rt_err("invalid map list: entry %d (host [" OMPEMU_PTR ", " OMPEMU_PTR
+         "), map type 0x%lx) %s entry %d (host [" OMPEMU_PTR ", " OMPEMU_PTR
+         "), map type 0x%lx); nothing was mapped",
+         (int)i, OMPEMU_P(b), OMPEMU_P(e), (unsigned long)a->types[i], why,
+         (int)j, OMPEMU_P(jb), OMPEMU_P(je), (unsigned long)a->types[j]);
+}
+
+/* Is [B, E) inside the range of some usable entry other than SELF? */
+static int inside_some_entry(const struct rt_args *a, int32_t self,
+                             uintptr_t b, uintptr_t e) {
+  for (int32_t j = 0; j < a->n; j++) {
+    if (j == self || (a->types[j] & SKIP_TYPES))
+      continue;
+    uintptr_t jb, je;
+    range_of(a, j, &jb, &je);
+    if (b >= pad8(jb) && e <= je)
+      return 1;
+  }
+  return 0;
+}
+
+/* Append I and, recursively, its members (in list order) to ORDER. */
+static void emit(const struct rt_args *a, int32_t i, int32_t *order,
+                 int32_t *k, const int32_t *first_child,
+                 const int32_t *next_sibling) {
+  order[(*k)++] = i;
+  for (int32_t c = first_child[i]; c >= 0; c = next_sibling[c])
+    emit(a, c, order, k, first_child, next_sibling);
+}
+
+/* rt_plan_list for a list with MEMBER_OF entries. */
+static int __attribute__((noinline))
+plan_members(const struct rt_args *a, int32_t *order, int *has_members) {
+  int32_t n = a->n;
+  int32_t small[64];
+  int32_t *first_child =
+      n <= 32 ? small : malloc(2 * (size_t)n * sizeof(int32_t));
+  if (!first_child) {
+    rt_err("out of memory checking a map list of %d entries", (int)n);
+    return -1;
+  }
+  if (a->from_mapper) {
+    /* Mapper components carry MEMBER_OF values offset by the caller's list
+     * (they can even point at each other); LLVM 14 uses them only as
+     * flags there: keep the given order and its padding rule. */
+    for (int32_t i = 0; i < n; i++) {
+      order[i] = i;
+      has_members[i] = ompemu_parent_index(a->types[i]) < 0 && i + 1 < n &&
+                       ompemu_parent_index(a->types[i + 1]) == i;
+    }
+    if (first_child != small)
+      free(first_child);
+    return 0;
+  }
+  int32_t *next_sibling = first_child + n;
+  int32_t *last_child = order; /* scratch until the order is built */
+  int rc = -1;
+  for (int32_t i = 0; i < n; i++) {
+    first_child[i] = next_sibling[i] = last_child[i] = -1;
+    has_members[i] = 0;
+  }
+  for (int32_t i = 0; i < n; i++) {
+    int32_t p = ompemu_parent_index(a->types[i]);
+    if (p < 0)
+      continue;
+    if (p >= n) {
+      char why[96];
+      snprintf(why, sizeof why, "is MEMBER_OF(%d), but the list has %d entries",
+               (int)p + 1, (int)n);
+      bad(a, i, -1, why);
+      goto out;
+    }
+    if (p == i) {
+      bad(a, i, -1, "is a member of itself");
+      goto out;
+    }
+    has_members[p] = 1;
+    if (last_child[p] < 0)
+      first_child[p] = i;
+    else
+      next_sibling[last_child[p]] = i;
+    last_child[p] = i;
+  }
+  /* A chain of parents must end at an entry without a parent. */
+  for (int32_t i = 0; i < n; i++) {
+    int32_t p = i, steps = 0;
+    while (ompemu_parent_index(a->types[p]) >= 0 && steps <= n) {
+      p = ompemu_parent_index(a->types[p]);
+      steps++;
+    }
+    if (steps > n) {
+      bad(a, i, ompemu_parent_index(a->types[i]),
+          "has no parent at the top of its chain (MEMBER_OF cycle) through");
+      goto out;
+    }
+  }
+  {
+    for (int32_t i = 0; i < n; i++) {
+      int32_t p = ompemu_parent_index(a->types[i]);
+      if (p < 0 || (a->types[i] & SKIP_TYPES))
+        continue;
+      uintptr_t pb, pe, b, e;
+      range_of(a, p, &pb, &pe);
+      pb = pad8(pb);
+      if (a->types[i] & OMP_TGT_MAPTYPE_PTR_AND_OBJ) {
+        /* The pointer slot must lie in the parent (or, for chains such as
+         * a->b->c, in another entry of the list). */
+        b = (uintptr_t)a->base[i];
+        e = b + sizeof(void *);
+        if (!(b >= pb && e <= pe) && !inside_some_entry(a, i, b, e) &&
+            !(a->types[i] & OMP_TGT_MAPTYPE_IMPLICIT)) {
+          bad(a, i, p, "has its pointer outside its parent");
+          goto out;
+        }
+        continue;
+      }
+      range_of(a, i, &b, &e);
+      /* clang 14 lists implicit members wholly outside the parent for
+       * pointer chains (map(spp[0][0])): those map on their own.  Explicit
+       * ones, and any straddling the parent's bounds, are refused. */
+      int disjoint = e <= pb || b >= pe;
+      if (a->sizes[i] > 0 && !(b >= pb && e <= pe) &&
+          !(disjoint && (a->types[i] & OMP_TGT_MAPTYPE_IMPLICIT))) {
+        bad(a, i, p, "lies outside its parent");
+        goto out;
+      }
+      for (int32_t j = first_child[p]; j >= 0 && j < i; j = next_sibling[j]) {
+        if ((a->types[j] & (OMP_TGT_MAPTYPE_PTR_AND_OBJ | SKIP_TYPES)) ||
+            a->sizes[j] <= 0 || a->sizes[i] <= 0)
+          continue;
+        uintptr_t jb, je;
+        range_of(a, j, &jb, &je);
+        /* clang lists a whole member with sub-members of it (map(s, s.x)):
+         * nesting is fine, a partial overlap is not. */
+        int nested = (b >= jb && e <= je) || (jb >= b && je <= e);
+        if (b < je && jb < e && !nested) {
+          bad(a, i, j, "overlaps its sibling");
+          goto out;
+        }
+      }
+    }
+  }
+  int32_t k = 0;
+  for (int32_t i = 0; i < n; i++)
+    if (ompemu_parent_index(a->types[i]) < 0)
+      emit(a, i, order, &k, first_child, next_sibling);
+  if (k != n) {
+    rt_err("invalid map list: %d of %d entries are not reachable from a "
+           "parent entry; nothing was mapped", (int)(n - k), (int)n);
+    goto out;
+  }
+  rc = 0;
+out:
+  if (first_child != small)
+    free(first_child);
+  return rc;
+}
+
+int rt_plan_list(const struct rt_args *a, int32_t *order, int *has_members) {
+  int32_t n = a->n;
+  /* The usual list has no MEMBER_OF entry: nothing to check, and the
+   * given order. */
+  for (int32_t i = 0; i < n; i++) {
+    if (ompemu_parent_index(a->types[i]) >= 0)
+      return plan_members(a, order, has_members);
+    order[i] = i;
+    has_members[i] = 0;
+  }
+  return 0;
+}

@@ -1,0 +1,472 @@
+/* The observation layer (observe.h): the observers, each event handed to
+ * those that want its point, the per-thread context (the construct a
+ * thread is in, the variable its next copy is for, the operation the
+ * plugin is queueing), ids, the device-event sink the emu plugin calls
+ * (ompemu_event_sink, src/common/devevent.h), and the end of the process
+ * (normal exit, rt_fatal's abort).  Which observers exist is decided in
+ * observers.c. */
+#define _GNU_SOURCE
+#include "config.h"
+#include "devevent.h"
+#include "observe.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_OBSERVERS 8
+/* Plugins whose device events are on; the tag they echo is index + 1. */
+#define MAX_TAGS 16
+
+uint32_t obs_mask;
+static _Atomic int shut_down;
+static const struct obs_observer *observers[MAX_OBSERVERS];
+static int nobservers;
+static _Atomic int finished;
+
+/* Per thread: the construct it is in, the variable its next ALLOC or COPY
+ * is for, the operation in progress (for the plugin's QUEUED event), the
+ * last kernel left on a queue (for the WAIT that completes it). */
+static __thread struct obs_event *cur_region;
+static __thread const char *next_var;
+static __thread uintptr_t next_hst;
+static __thread int64_t next_size;
+static __thread uint64_t cur_op;
+static __thread uint64_t pending_kernel;
+static __thread uint64_t thread_seq, thread_ids;
+static __thread struct {
+  void **args;
+  ptrdiff_t *offs;
+  int32_t n;
+  const struct rt_args *maps;
+  const int *argpos;
+} next_kernel;
+static _Atomic uint64_t nthreads;
+
+static struct {
+  int32_t first_id; /* global id of the plugin's local device 0 */
+} tags[MAX_TAGS];
+static int ntags;
+static pthread_mutex_t tag_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int obs_register(const struct obs_observer *o) {
+  if (nobservers == MAX_OBSERVERS) {
+    ompemu_error("ompemu", "too many observers: %s is off", o->name);
+    return -1;
+  }
+  observers[nobservers] = o;
+  __atomic_store_n(&nobservers, nobservers + 1, __ATOMIC_RELEASE);
+  __atomic_fetch_or(&obs_mask, o->points, __ATOMIC_RELEASE);
+  return 0;
+}
+
+int64_t obs_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Ids: the thread's number (in the order threads first ask) in the high
+ * bits, its own count in the low ones, so a thread's ids are the same in
+ * every run whatever the other threads do. */
+uint64_t obs_new_id(void) {
+  if (!thread_seq)
+    thread_seq = atomic_fetch_add(&nthreads, 1) + 1;
+  return thread_seq << 40 | ++thread_ids;
+}
+
+uint64_t obs_current_op(void) { return cur_op; }
+
+/* Hand E to every observer of its point; at BEGIN stop at a veto, giving
+ * those already called an END with result -1.  1 if vetoed. */
+static int dispatch(struct obs_event *e, enum obs_phase ph) {
+  uint32_t bit = OBS_BIT(e->point);
+  for (int i = 0; i < nobservers; i++) {
+    const struct obs_observer *o = observers[i];
+    if (!(o->points & bit))
+      continue;
+    if (o->event(e, ph) && ph == OBS_PH_BEGIN) {
+      e->result = -1;
+      e->vetoed = 1;
+      e->t1 = e->t0;
+      for (int j = 0; j < i; j++)
+        if (observers[j]->points & bit)
+          observers[j]->event(e, OBS_PH_END);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* The fields every event has. */
+static void fill(struct obs_event *e, enum obs_point p, struct rt_device *d) {
+  e->point = p;
+  e->device = d ? d->id : -1;
+  e->id = obs_new_id();
+  e->result = 0;
+  e->vetoed = 0;
+  e->region = cur_region;
+  e->note = NULL;
+  e->ompt_op = 0;
+  e->t0 = e->t1 = obs_now();
+}
+
+int obs_begin(struct obs_event *e, enum obs_point p, struct rt_device *d) {
+  fill(e, p, d);
+  return dispatch(e, OBS_PH_BEGIN);
+}
+
+void obs_end(struct obs_event *e, int result) {
+  if (e->vetoed)
+    return; /* its observers had their end at the veto */
+  e->t1 = obs_now();
+  e->result = result ? -1 : 0;
+  if (e->point == OBS_COPY_TO || e->point == OBS_COPY_FROM)
+    cur_op = 0;
+  dispatch(e, OBS_PH_END);
+}
+
+void obs_instant(struct obs_event *e, enum obs_point p, struct rt_device *d) {
+  fill(e, p, d);
+  dispatch(e, OBS_PH_INSTANT);
+}
+
+int obs_region_begin(struct obs_event *e, enum obs_region_kind k,
+                     struct rt_device *d, ident_t *loc, int nowait) {
+  e->rkind = k;
+  e->loc = loc;
+  e->nowait = nowait;
+  if (obs_begin(e, OBS_REGION, d))
+    return 1;
+  cur_region = e;
+  return 0;
+}
+
+void obs_region_end(struct obs_event *e, int result) {
+  cur_region = (struct obs_event *)e->region;
+  pending_kernel = 0;
+  obs_end(e, result);
+}
+
+void obs_set_var(const char *var, uintptr_t hst, int64_t size) {
+  next_var = var;
+  next_hst = hst;
+  next_size = size;
+}
+
+/* The variable set by OBS_VAR for this operation (then forgotten). */
+static const char *take_var(void) {
+  const char *v = next_var;
+  next_var = NULL;
+  return v;
+}
+
+int obs_alloc(struct obs_event *e, struct rt_device *d, int64_t size,
+              void *hst) {
+  e->size = size;
+  e->hst = (uintptr_t)hst;
+  e->tgt = 0;
+  e->var = take_var();
+  return obs_begin(e, OBS_ALLOC, d);
+}
+
+int obs_free(struct obs_event *e, struct rt_device *d, void *tgt) {
+  e->tgt = (uintptr_t)tgt;
+  e->hst = next_hst;
+  e->size = next_size;
+  next_hst = 0;
+  next_size = 0;
+  e->var = take_var();
+  return obs_begin(e, OBS_FREE, d);
+}
+
+int obs_copy(struct obs_event *e, enum obs_point p, struct rt_device *d,
+             const void *hst, const void *tgt, int64_t size) {
+  e->hst = (uintptr_t)hst;
+  e->tgt = (uintptr_t)tgt;
+  e->size = size;
+  e->var = take_var();
+  e->queued = 0;
+  if (obs_begin(e, p, d))
+    return 1;
+  cur_op = e->id;
+  return 0;
+}
+
+int obs_kernel(struct obs_event *e, struct rt_device *d, const char *name,
+               void *entry, int32_t teams, int32_t threads, uint64_t trips,
+               int nowait) {
+  e->kernel = name;
+  e->entry = entry;
+  e->teams = teams;
+  e->threads = threads;
+  e->trips = trips;
+  e->nowait = nowait;
+  e->queued = 0;
+  e->args = next_kernel.args;
+  e->offs = next_kernel.offs;
+  e->nargs = next_kernel.n;
+  e->maps = next_kernel.maps;
+  e->argpos = next_kernel.argpos;
+  memset(&next_kernel, 0, sizeof next_kernel);
+  if (obs_begin(e, OBS_KERNEL, d))
+    return 1;
+  cur_op = e->id;
+  return 0;
+}
+
+void obs_set_kernel_args(void **args, ptrdiff_t *offs, int32_t n,
+                         const struct rt_args *maps, const int *argpos) {
+  next_kernel.args = args;
+  next_kernel.offs = offs;
+  next_kernel.n = n;
+  next_kernel.maps = maps;
+  next_kernel.argpos = argpos;
+}
+
+void obs_kernel_end(struct obs_event *e, int result, int queued) {
+  cur_op = 0;
+  e->queued = queued && result == 0;
+  if (e->queued)
+    pending_kernel = e->id;
+  obs_end(e, result);
+}
+
+int obs_wait(struct obs_event *e, struct rt_device *d) {
+  e->completes = pending_kernel;
+  pending_kernel = 0;
+  return obs_begin(e, OBS_WAIT, d);
+}
+
+void obs_map(struct rt_device *d, enum obs_map_decision what, uintptr_t hst,
+             uintptr_t tgt, int64_t size, const char *var, uint64_t dyn_ref,
+             uint64_t hold_ref, int64_t maptype) {
+  enum obs_point p =
+      what == OBS_MAP_ASSOC || what == OBS_MAP_DISASSOC ? OBS_ASSOC : OBS_MAP;
+  if (!OBS_WANTS(p))
+    return;
+  struct obs_event e;
+  e.decision = what;
+  e.hst = hst;
+  e.tgt = tgt;
+  e.size = size;
+  e.var = var;
+  e.dyn_ref = dyn_ref;
+  e.hold_ref = hold_ref;
+  e.maptype = maptype;
+  obs_instant(&e, p, d);
+}
+
+/* ---- devices, images, device events ---- */
+
+void obs_start_device_events(struct rt_device *d) {
+  struct rt_plugin *p = d->plugin;
+  if (!p->ompemu_observe)
+    return;
+  pthread_mutex_lock(&tag_lock);
+  int t;
+  for (t = 0; t < ntags; t++)
+    if (tags[t].first_id == p->first_id)
+      break;
+  int fresh = t == ntags;
+  if (fresh && ntags < MAX_TAGS)
+    tags[ntags++].first_id = p->first_id;
+  pthread_mutex_unlock(&tag_lock);
+  if (!fresh || t == MAX_TAGS)
+    return;
+  if (p->ompemu_observe(OMPEMU_OBSERVE_DEVICE, (void *)(uintptr_t)(t + 1)) !=
+      OFFLOAD_SUCCESS)
+    RT_TRACE(1, "plugin %s sends no device events", p->name);
+}
+
+void obs_device_init(struct rt_device *d) {
+  if (OBS_WANTS(OBS_DEV_RUN) || OBS_WANTS(OBS_DEV_WAIT))
+    obs_start_device_events(d);
+  if (OBS_WANTS(OBS_DEVICE_INIT)) {
+    struct obs_event e;
+    obs_instant(&e, OBS_DEVICE_INIT, d);
+  }
+}
+
+/* Images already reported: (device, loaded image) pairs. */
+static struct seen {
+  int32_t dev;
+  const void *loaded;
+} *seen;
+static size_t nseen, capseen;
+static pthread_mutex_t seen_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int seen_add(int32_t dev, const void *x) {
+  for (size_t i = 0; i < nseen; i++)
+    if (seen[i].dev == dev && seen[i].loaded == x)
+      return 0;
+  if (nseen == capseen) {
+    size_t n = capseen ? capseen * 2 : 16;
+    struct seen *s = realloc(seen, n * sizeof *s);
+    if (!s)
+      return 0;
+    seen = s;
+    capseen = n;
+  }
+  seen[nseen++] = (struct seen){dev, x};
+  return 1;
+}
+
+void obs_images(struct rt_device *d) {
+  enum { MAXNEW = 64, MAXDEV = 64 };
+  /* The newest loaded image of each device when last looked at: most
+   * constructs find it unchanged and take no lock. */
+  static const void *last[MAXDEV];
+  const void *head = __atomic_load_n(&d->loaded, __ATOMIC_ACQUIRE);
+  if (d->id >= 0 && d->id < MAXDEV) {
+    if (__atomic_load_n(&last[d->id], __ATOMIC_RELAXED) == head)
+      return;
+    __atomic_store_n(&last[d->id], head, __ATOMIC_RELAXED);
+  }
+  struct {
+    __tgt_device_image *img;
+    int index;
+  } fresh[MAXNEW];
+  int n = 0;
+  /* The loaded list changes under D's lock (and the index lock). */
+  pthread_mutex_lock(&d->lock);
+  pthread_mutex_lock(&seen_lock);
+  for (struct rt_loaded *x = d->loaded; x && n < MAXNEW; x = x->next)
+    if (seen_add(d->id, x)) {
+      fresh[n].img = x->image->image;
+      fresh[n].index = x->image->index;
+      n++;
+    }
+  pthread_mutex_unlock(&seen_lock);
+  pthread_mutex_unlock(&d->lock);
+  /* The list is newest first: report in load order. */
+  while (n-- > 0) {
+    struct obs_event e;
+    e.hst = (uintptr_t)fresh[n].img->ImageStart;
+    e.size = (char *)fresh[n].img->ImageEnd - (char *)fresh[n].img->ImageStart;
+    e.tgt = 0;
+    e.image_index = fresh[n].index;
+    obs_instant(&e, OBS_IMAGE_LOAD, d);
+  }
+}
+
+RT_EXPORT uint64_t ompemu_event_sink(const struct ompemu_devev *ev) {
+  if (!obs_mask || !ev || ev->size < sizeof *ev)
+    return 0;
+  if (ev->kind == OMPEMU_DEVEV_QUEUED)
+    return cur_op;
+  uintptr_t t = (uintptr_t)ev->tag;
+  if (t < 1 || t > (uintptr_t)ntags)
+    return 0;
+  enum obs_point p = ev->kind == OMPEMU_DEVEV_WAIT ? OBS_DEV_WAIT : OBS_DEV_RUN;
+  if (!OBS_WANTS(p))
+    return 0;
+  struct obs_event e;
+  e.point = p;
+  e.device = tags[t - 1].first_id + ev->device;
+  e.id = ev->id;
+  e.t0 = ev->t0_ns;
+  e.t1 = ev->t1_ns;
+  e.result = 0;
+  e.region = NULL;
+  e.note = NULL;
+  e.worker = ev->worker;
+  e.dev_kind = (int)ev->kind;
+  e.entry = (void *)ev->entry;
+  e.size = (int64_t)ev->bytes;
+  dispatch(&e, OBS_PH_INSTANT);
+  return 0;
+}
+
+/* ---- the end of the process ---- */
+
+void obs_finish(int fatal) {
+  if (atomic_exchange(&finished, 1))
+    return;
+  for (int i = 0; i < nobservers; i++)
+    if (observers[i]->finish)
+      observers[i]->finish(fatal);
+}
+
+void obs_fatal(void) { obs_finish(1); }
+
+void obs_shutdown(void) {
+  if (atomic_exchange(&shut_down, 1))
+    return;
+  struct obs_event e;
+  obs_instant(&e, OBS_SHUTDOWN, NULL);
+}
+
+/* ---- helpers for observers ---- */
+
+/* Field FIELD of a ";f0;f1;f2;f3;;" string (map names: expr, file, line,
+ * column; psource: file, function, line, column) into BUF; NULL if the
+ * string has no such field. */
+static const char *field(const char *s, int fieldno, char *buf, size_t len) {
+  if (!s || s[0] != ';')
+    return NULL;
+  const char *p = s + 1;
+  for (int i = 0; i < fieldno; i++) {
+    p = strchr(p, ';');
+    if (!p)
+      return NULL;
+    p++;
+  }
+  const char *e = strchr(p, ';');
+  size_t n = e ? (size_t)(e - p) : strlen(p);
+  if (n >= len)
+    n = len - 1;
+  memcpy(buf, p, n);
+  buf[n] = '\0';
+  return buf;
+}
+
+static int line_field(const char *s) {
+  char b[32];
+  return field(s, 2, b, sizeof b) ? atoi(b) : 0;
+}
+
+/* The base name of FILE_FIELD of S into BUF ("unknown" if none). */
+static const char *file_field(const char *s, int fieldno, char *buf,
+                              size_t len) {
+  char path[512];
+  if (!field(s, fieldno, path, sizeof path) || !path[0]) {
+    snprintf(buf, len, "unknown");
+    return buf;
+  }
+  const char *slash = strrchr(path, '/');
+  snprintf(buf, len, "%s", slash ? slash + 1 : path);
+  return buf;
+}
+
+/* Map names are ";expr;file;line;col;;"; a declare-target global's
+ * mapping carries its entry name instead. */
+const char *obs_var_expr(const char *var, char *buf, size_t len) {
+  if (var && var[0] && var[0] != ';')
+    snprintf(buf, len, "%s", var);
+  else if (!field(var, 0, buf, len) || !buf[0])
+    snprintf(buf, len, "unknown");
+  return buf;
+}
+
+int obs_var_line(const char *var) { return line_field(var); }
+
+const char *obs_var_where(const char *var, char *buf, size_t len) {
+  char file[256];
+  if (var && var[0] && var[0] != ';')
+    snprintf(buf, len, "declare target");
+  else
+    snprintf(buf, len, "%s:%d", file_field(var, 1, file, sizeof file),
+             line_field(var));
+  return buf;
+}
+
+int obs_loc_line(const ident_t *loc) {
+  return loc ? line_field(loc->psource) : 0;
+}
+
+const char *obs_loc_file(const ident_t *loc, char *buf, size_t len) {
+  return file_field(loc ? loc->psource : NULL, 0, buf, len);
+}

@@ -1,0 +1,399 @@
+/* Registration of offloading libraries: the requires flags, image infos,
+ * libraries registered and unregistered (any number, any order), which
+ * plugin claims which image, the global device ids of the plugins in use,
+ * and the shutdown at process exit.  Every function here takes the state
+ * lock itself, once. */
+#define _GNU_SOURCE
+#include "config.h"
+#include "core.h"
+
+#include <dlfcn.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int rt_exiting; /* shutdown done: registrations are ignored */
+
+/* Image infos registered before the next __tgt_register_lib
+ * (docs/offload-wrapper.md: one call per image, before the library); under
+ * the state lock. */
+static char **pending_arch;
+static int npending_arch;
+
+static void pending_arch_free(void) {
+  for (int i = 0; i < npending_arch; i++)
+    free(pending_arch[i]);
+  free(pending_arch);
+  pending_arch = NULL;
+  npending_arch = 0;
+}
+
+static const char *requires_clause(int64_t bit) {
+  switch (bit) {
+  case OMP_REQ_REVERSE_OFFLOAD: return "reverse_offload";
+  case OMP_REQ_UNIFIED_ADDRESS: return "unified_address";
+  default: return "unified_shared_memory";
+  }
+}
+
+void rt_register_requires(int64_t flags) {
+  rt_state_lock();
+  RT_TRACE(1, "register requires 0x%03" PRIx64, (uint64_t)flags);
+  if (rt_state.requires_flags == OMP_REQ_UNDEFINED) {
+    rt_state.requires_flags = flags;
+    rt_state_unlock();
+    return;
+  }
+  static const int64_t checked[] = {OMP_REQ_REVERSE_OFFLOAD,
+                                    OMP_REQ_UNIFIED_ADDRESS,
+                                    OMP_REQ_UNIFIED_SHARED_MEMORY};
+  for (size_t i = 0; i < sizeof checked / sizeof checked[0]; i++)
+    if ((rt_state.requires_flags & checked[i]) != (flags & checked[i]))
+      rt_fatal(1, "'#pragma omp requires %s' not used consistently!",
+               requires_clause(checked[i]));
+  rt_state_unlock();
+}
+
+void rt_register_image_info(__tgt_image_info *info) {
+  if (!info)
+    return;
+  rt_state_lock();
+  int n = info->number_images > 0 ? info->number_images : 1;
+  int i = info->image_number;
+  if (i < 0 || i >= n || n > 65536) {
+    ompemu_error("ompemu", "image info " OMPEMU_PTR " has image %d of %d: "
+                 "ignored", OMPEMU_P(info), i, n);
+    rt_state_unlock();
+    return;
+  }
+  if (n > npending_arch) {
+    char **a = realloc(pending_arch, (size_t)n * sizeof *a);
+    if (!a) {
+      ompemu_error("ompemu", "out of memory recording image info " OMPEMU_PTR
+                   " (image %d of %d): its arch is not known", OMPEMU_P(info),
+                   i, n);
+      rt_state_unlock();
+      return;
+    }
+    memset(a + npending_arch, 0, (size_t)(n - npending_arch) * sizeof *a);
+    pending_arch = a;
+    npending_arch = n;
+  }
+  free(pending_arch[i]);
+  pending_arch[i] = info->offload_arch ? strdup(info->offload_arch) : NULL;
+  RT_TRACE(2, "image info: image %d of %d, arch %s", i, n,
+           info->offload_arch ? info->offload_arch : "(none)");
+  rt_state_unlock();
+}
+
+/* ELF machine of an image, or -1 if it is not ELF. */
+static int image_machine(const __tgt_device_image *img) {
+  const unsigned char *p = img->ImageStart;
+  if (!p || (const char *)img->ImageEnd - (const char *)p < 20 ||
+      memcmp(p, "\177ELF", 4))
+    return -1;
+  return p[18] | p[19] << 8;
+}
+
+/* The kind of device image IMG is for: its arch's, else its ELF
+ * machine's; NULL when unknown. */
+static const char *image_kind(const struct rt_image *img) {
+  const char *k = rt_arch_kind(img->arch);
+  if (k)
+    return k;
+  switch (image_machine(img->image)) {
+  case 62:  /* EM_X86_64 */
+  case 183: /* EM_AARCH64 */
+  case 21:  /* EM_PPC64 */
+    return "host";
+  case 190: /* EM_CUDA */
+    return "nvidia";
+  case 224: /* EM_AMDGPU */
+    return "amd";
+  }
+  return NULL;
+}
+
+/* Offer image IMG of lib L to plugin P: 1 if P claims it.  Refused when
+ * P's device kind contradicts the image's arch, when P has claimed an
+ * image of L already, or by P's is_valid_binary. */
+static int offer_image(struct rt_lib *l, struct rt_image *img,
+                       struct rt_plugin *p) {
+  const char *akind = rt_arch_kind(img->arch);
+  const char *pkind = rt_plugin_kind(p);
+  if (akind && pkind && strcmp(akind, pkind)) {
+    RT_TRACE(2, "  image %d (arch %s) is for %s devices: not offered to "
+             "plugin %s", img->index, img->arch, akind, p->name);
+    return 0;
+  }
+  for (int j = 0; j < l->nimages; j++)
+    if (&l->images[j] != img && l->images[j].plugin == p)
+      return 0;
+  if (!p->is_valid_binary(img->image)) {
+    RT_TRACE(2, "  image %d: plugin %s says it is not its binary",
+             img->index, p->name);
+    return 0;
+  }
+  img->plugin = p;
+  RT_TRACE(1, "  image %d claimed by plugin %s", img->index, p->name);
+  return 1;
+}
+
+/* Choose the plugin for image IMG of lib L: the first plugin, in list
+ * order, that claims it (offer_image).  The default list's GPU plugins
+ * are probed only when no plugin loaded claims it and the image is not
+ * for the host (plugin_loader.c); they come after the plugins loaded in
+ * list order, so the choice is the one an eager load would make. */
+static void claim_image(struct rt_lib *l, struct rt_image *img) {
+  int n = 0;
+  for (struct rt_plugin *p = rt_state.plugins; p; p = p->next, n++)
+    if (offer_image(l, img, p))
+      return;
+  const char *kind = image_kind(img);
+  if (!(kind && !strcmp(kind, "host")) && rt_plugins_deferred(kind)) {
+    struct rt_plugin *offered[n > 0 ? n : 1];
+    int k = 0;
+    for (struct rt_plugin *p = rt_state.plugins; p; p = p->next)
+      offered[k++] = p;
+    if (rt_plugins_probe(kind)) {
+      for (struct rt_plugin *p = rt_state.plugins; p; p = p->next) {
+        int seen = 0;
+        for (int i = 0; i < n && !seen; i++)
+          seen = offered[i] == p;
+        if (!seen && offer_image(l, img, p))
+          return;
+      }
+    }
+  }
+  RT_TRACE(1, "  image %d: no plugin can run it", img->index);
+}
+
+/* Make plugin P usable: assign its global device ids, the next ones free
+ * (under the state lock; rt_state.devices has room for every loaded
+ * plugin's devices).  0 / -1 (out of memory, reported). */
+static int plugin_use(struct rt_plugin *p) {
+  if (p->used)
+    return 0;
+  int32_t n0 = rt_state.num_devices;
+  for (int32_t i = 0; i < p->num_devices; i++) {
+    struct rt_device *d = rt_device_new(p, n0 + i, i);
+    if (!d) {
+      while (i-- > 0) {
+        rt_device_destroy(rt_state.devices[n0 + i]);
+        rt_state.devices[n0 + i] = NULL;
+      }
+      return -1;
+    }
+    rt_state.devices[n0 + i] = d;
+  }
+  p->first_id = n0;
+  p->used = 1;
+  __atomic_store_n(&rt_state.num_devices, n0 + p->num_devices, __ATOMIC_RELEASE);
+  RT_TRACE(1, "plugin %s in use: global device ids %d..%d", p->name, n0,
+           n0 + p->num_devices - 1);
+  return 0;
+}
+
+/* Load the plugins unless that was done or offloading is disabled (under
+ * the state lock).  1 if this call loaded them. */
+static int load_plugins_once(void) {
+  if (rt_state.plugins_loaded || rt_offload_policy() == 0)
+    return 0;
+  rt_load_plugins_locked();
+  return 1;
+}
+
+int rt_registry_use_all_plugins(void) {
+  rt_state_lock();
+  int loaded = rt_exiting ? 0 : load_plugins_once();
+  if (!rt_exiting)
+    rt_plugins_probe(NULL);
+  for (struct rt_plugin *p = rt_state.plugins; p; p = p->next)
+    plugin_use(p);
+  rt_state_unlock();
+  return loaded;
+}
+
+static char *object_name(const void *addr) {
+  Dl_info info;
+  if (dladdr(addr, &info) && info.dli_fname && *info.dli_fname)
+    return strdup(info.dli_fname);
+  char buf[64];
+  snprintf(buf, sizeof buf, "descriptor@" OMPEMU_PTR, OMPEMU_P(addr));
+  return strdup(buf);
+}
+
+static void lib_free(struct rt_lib *l) {
+  for (int i = 0; i < l->nimages; i++)
+    free((char *)l->images[i].arch);
+  free(l->images);
+  free(((struct rt_lib_core *)l)->name);
+  free(l);
+}
+
+/* A new rt_lib for DESC, its images' archs taken from the pending image
+ * infos; NULL when out of memory (reported). */
+static struct rt_lib *lib_new(__tgt_bin_desc *desc) {
+  struct rt_lib_core *lc = calloc(1, sizeof *lc);
+  int n = desc->NumDeviceImages > 0 ? desc->NumDeviceImages : 0;
+  struct rt_image *images = n ? calloc((size_t)n, sizeof *images) : NULL;
+  char *name = object_name(desc);
+  if (!lc || (n && !images) || !name) {
+    ompemu_error("ompemu", "out of memory registering descriptor " OMPEMU_PTR
+                 ": its target regions run on the host", OMPEMU_P(desc));
+    free(lc);
+    free(images);
+    free(name);
+    return NULL;
+  }
+  struct rt_lib *l = &lc->pub;
+  l->desc = desc;
+  l->nimages = n;
+  l->images = images;
+  l->host_begin = desc->HostEntriesBegin;
+  l->host_end = desc->HostEntriesEnd;
+  if (!l->host_begin || l->host_end < l->host_begin)
+    l->host_begin = l->host_end = NULL;
+  lc->name = name;
+  for (int i = 0; i < n; i++) {
+    struct rt_image *img = &l->images[i];
+    img->lib = l;
+    img->index = i;
+    img->image = &desc->DeviceImages[i];
+    if (npending_arch == n && pending_arch[i]) {
+      img->arch = pending_arch[i];
+      pending_arch[i] = NULL;
+    }
+  }
+  return l;
+}
+
+static void trace_lib(const struct rt_lib *l) {
+  RT_TRACE(1, "register lib %s: descriptor " OMPEMU_PTR ", %d image(s), %ld "
+           "host entries", rt_lib_name(l), OMPEMU_P(l->desc), l->nimages,
+           (long)(l->host_end - l->host_begin));
+  for (int i = 0; i < l->nimages; i++) {
+    const struct rt_image *img = &l->images[i];
+    RT_TRACE(1, "  image %d: arch %s, " OMPEMU_PTR "..+%ld bytes, e_machine %d",
+             i, img->arch ? img->arch : "(unknown)",
+             OMPEMU_P(img->image->ImageStart),
+             (long)((char *)img->image->ImageEnd -
+                    (char *)img->image->ImageStart),
+             image_machine(img->image));
+  }
+  if (OMPEMU_TRACE_ON(1))
+    for (__tgt_offload_entry *e = l->host_begin; e < l->host_end; e++)
+      RT_TRACE(1, "  host entry %ld: %-12s " OMPEMU_PTR " size %zu  %s",
+               (long)(e - l->host_begin), rt_entry_kind(e), OMPEMU_P(e->addr),
+               e->size, e->name ? e->name : "(null)");
+}
+
+int rt_registry_add(__tgt_bin_desc *desc) {
+  if (!desc)
+    return 0;
+  rt_state_lock();
+  if (rt_exiting) {
+    rt_state_unlock();
+    return 0;
+  }
+  for (struct rt_lib *l = rt_state.libs; l; l = l->next)
+    if (l->desc == desc) {
+      RT_TRACE(1, "descriptor " OMPEMU_PTR " is already registered",
+               OMPEMU_P(desc));
+      rt_state_unlock();
+      return 0;
+    }
+  int loaded = load_plugins_once();
+  struct rt_lib *l = lib_new(desc);
+  pending_arch_free();
+  if (!l) {
+    rt_state_unlock();
+    return loaded;
+  }
+  trace_lib(l);
+  for (int i = 0; i < l->nimages; i++)
+    claim_image(l, &l->images[i]);
+  /* Device ids are handed out in plugin order to the plugins that claimed
+   * an image (LLVM 14: only plugins in use have devices). */
+  for (struct rt_plugin *p = rt_state.plugins; p; p = p->next)
+    for (int i = 0; i < l->nimages; i++)
+      if (l->images[i].plugin == p) {
+        plugin_use(p);
+        break;
+      }
+  for (struct rt_plugin *p = rt_state.plugins; p; p = p->next)
+    if (p->register_lib && p->register_lib(desc) != OFFLOAD_SUCCESS)
+      ompemu_error("ompemu", "plugin %s failed to register %s (descriptor "
+                   OMPEMU_PTR ")", p->name, rt_lib_name(l), OMPEMU_P(desc));
+  struct rt_lib **tail = &rt_state.libs;
+  while (*tail)
+    tail = &(*tail)->next;
+  *tail = l;
+  rt_index_rebuild();
+  atomic_fetch_add(&rt_libs_gen, 1);
+  rt_state_unlock();
+  return loaded;
+}
+
+/* Unregister L, linked at *PP (under the state lock). */
+static void unregister_locked(struct rt_lib **pp) {
+  struct rt_lib *l = *pp;
+  RT_TRACE(1, "unregister lib %s: descriptor " OMPEMU_PTR, rt_lib_name(l),
+           OMPEMU_P(l->desc));
+  int32_t nd = rt_state.num_devices;
+  for (int32_t i = 0; i < nd; i++)
+    rt_device_unload_lib(rt_state.devices[i], l);
+  for (struct rt_plugin *p = rt_state.plugins; p; p = p->next)
+    if (p->used && p->unregister_lib &&
+        p->unregister_lib(l->desc) != OFFLOAD_SUCCESS)
+      ompemu_error("ompemu", "plugin %s failed to unregister %s (descriptor "
+                   OMPEMU_PTR ")", p->name, rt_lib_name(l), OMPEMU_P(l->desc));
+  *pp = l->next;
+  rt_index_rebuild();
+  atomic_fetch_add(&rt_libs_gen, 1);
+  lib_free(l);
+}
+
+void rt_unregister_lib(__tgt_bin_desc *desc) {
+  rt_state_lock();
+  struct rt_lib **pp = &rt_state.libs;
+  while (*pp && (*pp)->desc != desc)
+    pp = &(*pp)->next;
+  if (*pp && !rt_exiting)
+    unregister_locked(pp);
+  rt_state_unlock();
+}
+
+void rt_registry_shutdown(void) {
+  rt_state_lock();
+  if (rt_exiting) {
+    rt_state_unlock();
+    return;
+  }
+  if (rt_state.libs)
+    RT_TRACE(1, "process exit: unregistering the remaining libraries");
+  /* Reverse registration order, while every plugin is still alive. */
+  while (rt_state.libs) {
+    struct rt_lib **pp = &rt_state.libs;
+    while ((*pp)->next)
+      pp = &(*pp)->next;
+    unregister_locked(pp);
+  }
+  rt_exiting = 1;
+  /* Nothing is loaded any more: free what is left.  The plugin libraries
+   * stay loaded (their own exit work runs after this). */
+  int32_t nd = rt_state.num_devices;
+  __atomic_store_n(&rt_state.num_devices, 0, __ATOMIC_RELEASE);
+  for (int32_t i = 0; i < nd; i++)
+    rt_device_destroy(rt_state.devices[i]);
+  rt_devices_free();
+  while (rt_state.plugins) {
+    struct rt_plugin *p = rt_state.plugins;
+    rt_state.plugins = p->next;
+    rt_plugin_free(p);
+  }
+  pending_arch_free();
+  rt_index_free();
+  rt_state_unlock();
+}

@@ -1,0 +1,116 @@
+#!/bin/sh
+# TAP runner for tests/check/: clang-14 offload programs with one bug each
+# (or one property of device memory), run on the emu device through
+# ompemu-run.  Each program is compiled once into
+# $OMPEMU_BUILDDIR/tests/check/bin; one TAP line per program.
+#
+# Header comments a program may carry:
+#   // CFLAGS: flags            extra compiler flags
+#   // REQUIRES: address|thread a sanitizer runtime clang-14 must link (the
+#                               program is skipped, visibly, without it)
+#   // RUN-ENV: VAR=value ...   environment of the run
+#   // RUN-ARGS: args           arguments of the run
+#   // EXPECT-EXIT: N           exit status (default 0)
+#   // EXPECT-STDERR: text      text that must appear in stderr (fixed string)
+#   // EXPECT-STDOUT: text      text that must appear in stdout
+#   // OMPEMU-RUN: options      options of ompemu-run (--check, --report)
+#   // RUN-TWICE-SAME-STDERR    run twice: stdout and stderr must be the same
+# CHECK_TESTS selects programs by name (default all); CHECK_TEST_WRAPPER
+# runs each program under a tool.
+set -u
+
+if [ -z "${CLANG14:-}" ]; then
+  echo "1..0 # SKIP clang-14 not installed (apt-get install clang-14 libomp-14-dev)"
+  exit 0
+fi
+: "${OMPEMU_BUILDDIR:?}" "${OMPEMU_SRCDIR:?}"
+SRC=$OMPEMU_SRCDIR/tests/check
+BIN=$OMPEMU_BUILDDIR/tests/check/bin
+TIMEOUT=${CHECK_TEST_TIMEOUT:-60}
+mkdir -p "$BIN" || { echo "Bail out! cannot create $BIN"; exit 1; }
+
+progs=
+for t in ${CHECK_TESTS:-$(cd "$SRC" && ls *.c | sed 's/\.c$//' | sort)}; do
+  [ -f "$SRC/$t.c" ] || { echo "Bail out! no test program '$t' in $SRC"; exit 1; }
+  progs="$progs $t"
+done
+
+directive() { sed -n "s|^// $2: *||p" "$1"; }
+
+# have_san KIND: 0 if clang-14 links a -fsanitize=KIND program here.
+have_san() {
+  printf 'int main(void){return 0;}\n' > "$BIN/san_probe.c"
+  "$CLANG14" -fsanitize="$1" "$BIN/san_probe.c" -o "$BIN/san_probe_$1" \
+    > /dev/null 2>&1 && "$BIN/san_probe_$1" > /dev/null 2>&1
+}
+
+n=0
+set -- $progs
+echo "1..$#"
+for t in $progs; do
+  n=$((n + 1))
+  src=$SRC/$t.c exe=$BIN/$t o=$BIN/$t
+  req=$(directive "$src" REQUIRES)
+  case ${CLANG_TEST_WRAPPER:-} in
+    *LD_PRELOAD=*)
+      if [ -n "$req" ]; then
+        echo "ok $n - $t # SKIP an --enable-sanitizers build preloads its own sanitizer into every program"
+        continue
+      fi ;;
+  esac
+  if [ -n "$req" ] && ! have_san "$req"; then
+    echo "ok $n - $t # SKIP clang-14 cannot link a -fsanitize=$req program here"
+    continue
+  fi
+  if [ ! -x "$exe" ] || [ "$src" -nt "$exe" ]; then
+    # shellcheck disable=SC2046
+    if ! "$CLANG14" -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -g -O1 \
+         $(directive "$src" CFLAGS) "$src" -o "$exe" -lm > "$o.build" 2>&1; then
+      echo "not ok $n - $t: does not compile"
+      sed 's/^/# /' "$o.build" | head -20
+      continue
+    fi
+  fi
+  want_exit=$(directive "$src" EXPECT-EXIT)
+  # run_it SUFFIX: one run, its output in $o.out$SUFFIX, $o.err$SUFFIX.
+  run_it() {
+    # shellcheck disable=SC2046
+    env $(directive "$src" RUN-ENV) timeout "$TIMEOUT" \
+      "$OMPEMU_BUILDDIR/ompemu-run" $(directive "$src" OMPEMU-RUN) \
+      ${CHECK_TEST_WRAPPER:-} "$exe" \
+      $(directive "$src" RUN-ARGS) > "$o.out$1" 2> "$o.err$1"
+  }
+  run_it ""
+  rc=$?
+  why=
+  [ "$rc" -eq "${want_exit:-0}" ] || why="exit status $rc, expected ${want_exit:-0}"
+  if [ -z "$why" ]; then
+    while IFS= read -r text; do
+      [ -z "$text" ] || grep -qF -- "$text" "$o.err" ||
+        { why="stderr lacks: $text"; break; }
+    done <<EOT
+$(directive "$src" EXPECT-STDERR)
+EOT
+  fi
+  if [ -z "$why" ]; then
+    while IFS= read -r text; do
+      [ -z "$text" ] || grep -qF -- "$text" "$o.out" ||
+        { why="stdout lacks: $text"; break; }
+    done <<EOT
+$(directive "$src" EXPECT-STDOUT)
+EOT
+  fi
+  if [ -z "$why" ] && grep -q '^// RUN-TWICE-SAME-STDERR' "$src"; then
+    run_it .2
+    cmp -s "$o.err" "$o.err.2" || why="stderr differs between two runs"
+    cmp -s "$o.out" "$o.out.2" || why="${why:+$why; }stdout differs between two runs"
+    [ -z "$why" ] || diff "$o.err" "$o.err.2" | head -n 6 | sed 's/^/# /'
+  fi
+  if [ -z "$why" ]; then
+    echo "ok $n - $t"
+  else
+    echo "not ok $n - $t: $why"
+    sed 's/^/# stdout: /' "$o.out" | head -10
+    sed 's/^/# stderr: /' "$o.err" | head -20
+  fi
+done

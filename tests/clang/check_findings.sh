@@ -1,0 +1,34 @@
+# Sourced by tests/clang/run.sh and tests/clang/matrix.sh for their mode
+# "check" (ompemu-run --check, docs/check.md), whose point is that correct
+# programs get no finding.  A program that provokes findings or errors on
+# purpose says which:
+#   // CHECK-FINDING: text   a finding containing text is expected
+#   // CHECK-ERRORS: reason  errors are provoked on purpose (they count)
+# (Whether each kind of bug is found is tests/check's business: a
+# CHECK-FINDING that needs the emu plugin's extensions is not required.)
+# check_findings SRC OUTBASE: 0 when every finding in OUTBASE.err ("ompemu:
+# check: ..." and "emu: error: check: ..." lines, the summary left out) is
+# one SRC expects; otherwise the reason in OUTBASE.why.
+check_findings() {
+  sed -n 's|^// CHECK-FINDING: *||p' "$1" > "$2.wanted"
+  grep -E '^(ompemu: check: |emu: error: check: )' "$2.err" |
+    grep -vE '^ompemu: check: (no findings|[0-9]+ findings?[ ;])' > "$2.found"
+  while IFS= read -r cf_line; do
+    printf '%s\n' "$cf_line" | grep -qF -f "$2.wanted" ||
+      { echo "unexpected finding: $cf_line" >"$2.why"; return 1; }
+  done < "$2.found"
+  # Errors without findings: expected only by a program that says so, or
+  # that expects to fail anyway (EXPECT-EXIT).
+  if [ ! -s "$2.found" ] && grep -q '^ompemu: check: no findings, but' "$2.err" &&
+     ! grep -qE '^// (CHECK-ERRORS|EXPECT-EXIT):' "$1"; then
+    echo "errors reported: $(grep -m1 'no findings, but' "$2.err")" >"$2.why"
+    return 1
+  fi
+  return 0
+}
+
+# check_found OUTBASE: the run found something (its exit status is then
+# the checking mode's, 99, where the program's own would be 0).
+check_found() {
+  grep -qE '^ompemu: check: ([0-9]+ findings?|no findings, but)' "$1.err"
+}

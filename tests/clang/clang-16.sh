@@ -1,0 +1,3 @@
+#!/bin/sh
+# tests/clang's programs built by clang 16, both ways (tests/clang/matrix.sh).
+exec sh "$(dirname "$0")/matrix.sh" 16

@@ -1,0 +1,3 @@
+#!/bin/sh
+# tests/clang's programs built by clang 22, both ways (tests/clang/matrix.sh).
+exec sh "$(dirname "$0")/matrix.sh" 22

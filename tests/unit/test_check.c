@@ -1,0 +1,226 @@
+/* The checking mode (src/runtime/check.h) against the fake device: the
+ * table of device blocks (lookups inside and at the start of blocks, a
+ * block replacing a stale overlapping one, freed blocks), findings counted
+ * once per distinct message, results thrown away (`to` data changed on the
+ * device and dropped), an exit data `from` that an extra reference makes
+ * copy nothing, `target update` of unmapped data, and the API checks of
+ * every mode (omp_target_free twice, omp_target_memcpy with the device
+ * numbers swapped).  The fake device has no poison and no aliases: those
+ * are tested end to end in tests/check. */
+#include "config.h"
+#include "check.h"
+#include "data_fake.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <ompemu/omptarget.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double arr[16];
+static const char *arr_name = ";arr;t.c;5;9;;";
+static ident_t loc = {0, 2, 0, 0, ";/src/t.c;main;7;1;;"};
+
+static int setup(void **state) {
+  (void)state;
+  fake_reset();
+  for (int i = 0; i < 16; i++)
+    arr[i] = i;
+  return 0;
+}
+
+static unsigned long findings(void) { return check_findings(NULL); }
+
+/* One data construct on ARR with map type TYPE. */
+static int data(int kind, int64_t type) {
+  void *base[1] = {arr}, *args[1] = {arr};
+  int64_t sizes[1] = {sizeof arr}, types[1] = {type};
+  const char *names[1] = {arr_name};
+  switch (kind) {
+  case 0:
+    __tgt_target_data_begin_mapper(&loc, 0, 1, base, args, sizes, types,
+                                   (void **)names, NULL);
+    return 0;
+  case 1:
+    __tgt_target_data_end_mapper(&loc, 0, 1, base, args, sizes, types,
+                                 (void **)names, NULL);
+    return 0;
+  default:
+    __tgt_target_data_update_mapper(&loc, 0, 1, base, args, sizes, types,
+                                    (void **)names, NULL);
+    return 0;
+  }
+}
+
+/* A target region that finds ARR mapped (tofrom, implicit). */
+static int launch(void) {
+  void *base[1] = {arr}, *args[1] = {arr};
+  int64_t sizes[1] = {sizeof arr}, types[1] = {0x223};
+  const char *names[1] = {arr_name};
+  return __tgt_target_mapper(&loc, 0, &fake_kernel_host_id, 1, base, args,
+                             sizes, types, (void **)names, NULL);
+}
+
+static void test_blocks(void **state) {
+  (void)state;
+  const int32_t dev = 7; /* a device the data path does not use */
+  struct cblock *a = cb_add(dev, 0x10000, 0x100, CB_RAW);
+  struct cblock *b = cb_add(dev, 0x20000, 0x40, CB_API);
+  assert_non_null(a);
+  assert_non_null(b);
+  assert_ptr_equal(cb_find(dev, 0x10000), a);  /* a start: the hash */
+  assert_ptr_equal(cb_find(dev, 0x100ff), a);  /* inside: the tree */
+  assert_null(cb_find(dev, 0x10100));          /* just past the end */
+  assert_ptr_equal(cb_find_range(dev, 0x10010, 0xf0), a);
+  assert_null(cb_find_range(dev, 0x10010, 0xf1)); /* runs past the end */
+  assert_ptr_equal(cb_find_any(0x20004), b);
+  assert_null(cb_find(dev + 1, 0x20004));
+  cb_free(a, "t.c:9");
+  assert_null(cb_find(dev, 0x10080));
+  struct cblock *f = cb_find_freed(dev, 0x10080);
+  assert_non_null(f);
+  assert_string_equal(f->freed_at, "t.c:9");
+  assert_null(cb_find_freed(dev, 0x30000));
+  /* A new block where a freed one was: the address is live again. */
+  struct cblock *c = cb_add(dev, 0x10000, 0x80, CB_RAW);
+  assert_ptr_equal(cb_find(dev, 0x10040), c);
+  assert_null(cb_find_freed(dev, 0x10040));
+  /* A block overlapping one whose free was not seen replaces it. */
+  struct cblock *d = cb_add(dev, 0x20020, 0x40, CB_RAW);
+  assert_ptr_equal(cb_find(dev, 0x20030), d);
+  assert_null(cb_find(dev, 0x20000));
+  cb_free(c, "t.c:10");
+  cb_free(d, "t.c:11");
+}
+
+static void test_words_and_hash(void **state) {
+  (void)state;
+  char buf[128];
+  assert_string_equal(check_maptype_words(0x23, 0, buf, sizeof buf), "tofrom");
+  assert_string_equal(check_maptype_words(0x223, 0, buf, sizeof buf),
+                      "implicit tofrom");
+  assert_string_equal(check_maptype_words(0x05, 0, buf, sizeof buf),
+                      "always, to");
+  assert_string_equal(check_maptype_words(0x0, 1, buf, sizeof buf), "release");
+  assert_string_equal(check_maptype_words(0x8, 1, buf, sizeof buf), "delete");
+  assert_string_equal(check_var_words(arr_name, 0, 0, buf, sizeof buf),
+                      "arr (declared at t.c:5)");
+  assert_string_equal(check_var_words("g", 0, 0, buf, sizeof buf),
+                      "declare target variable g");
+  assert_string_equal(check_where(&loc), "t.c:7");
+  char x[100] = {0}, y[100] = {0};
+  assert_true(check_hash(x, sizeof x) == check_hash(y, sizeof y));
+  y[99] = 1;
+  assert_true(check_hash(x, sizeof x) != check_hash(y, sizeof y));
+  assert_true(check_hash(x, 99) != check_hash(x, 100));
+  assert_true(check_hash("", 0) != 0);
+}
+
+/* A finding is counted once per distinct message. */
+static void test_findings_once(void **state) {
+  (void)state;
+  unsigned long n = findings(), rep0, rep1;
+  check_findings(&rep0);
+  check_finding("test finding %d", 1);
+  check_finding("test finding %d", 1);
+  check_finding("test finding %d", 2);
+  assert_int_equal(findings(), n + 2);
+  check_findings(&rep1);
+  assert_int_equal(rep1, rep0 + 1);
+}
+
+/* target data map(to:), a kernel, the device copy changed, the region's
+ * end removes the mapping without copying back: a result thrown away. */
+static void test_to_thrown_away(void **state) {
+  (void)state;
+  unsigned long n = findings();
+  data(0, 0x01); /* to */
+  assert_int_equal(launch(), 0);
+  double *d = dev_addr(arr);
+  assert_non_null(d);
+  d[3] = 99; /* what the kernel did */
+  data(1, 0x01);
+  assert_int_equal(findings(), n + 1);
+  assert_true(arr[3] == 3); /* nothing came back */
+  /* The same with tofrom: copied back, no finding. */
+  data(0, 0x03);
+  assert_int_equal(launch(), 0);
+  ((double *)dev_addr(arr))[4] = 98;
+  data(1, 0x03);
+  assert_int_equal(findings(), n + 1);
+  assert_true(arr[4] == 98);
+}
+
+/* Two enter data, a change on the device, exit data map(from:): the
+ * mapping keeps a reference and nothing is copied. */
+static void test_extra_reference(void **state) {
+  (void)state;
+  unsigned long n = findings();
+  data(0, 0x01);
+  data(0, 0x01);
+  ((double *)dev_addr(arr))[5] = 97;
+  data(1, 0x02); /* from: copies nothing, count 1 left */
+  assert_int_equal(findings(), n + 1);
+  assert_true(arr[5] == 5);
+  data(1, 0x02); /* the last reference: copied back */
+  assert_true(arr[5] == 97);
+  assert_int_equal(findings(), n + 1);
+  assert_null(dev_addr(arr));
+}
+
+static void test_update_unmapped(void **state) {
+  (void)state;
+  unsigned long n = findings();
+  data(2, 0x02); /* target update from: not mapped */
+  assert_int_equal(findings(), n + 1);
+  data(0, 0x01);
+  data(2, 0x02); /* mapped now: no finding */
+  data(1, 0x00);
+  assert_int_equal(findings(), n + 1);
+}
+
+/* In every mode: the second omp_target_free is refused before the plugin
+ * sees it; omp_target_memcpy with the device numbers swapped copies
+ * nothing. */
+static void test_api(void **state) {
+  (void)state;
+  int dev = 0, host = omp_get_initial_device();
+  unsigned long errors = ompemu_error_count();
+  double *p = omp_target_alloc(sizeof arr, dev);
+  assert_non_null(p);
+  assert_int_equal(omp_target_memcpy(p, arr, sizeof arr, 0, 0, dev, host), 0);
+  double back[16] = {0};
+  assert_int_not_equal(
+      omp_target_memcpy(back, p, sizeof back, 0, 0, dev, host), 0);
+  assert_true(back[7] == 0);
+  assert_int_equal(ompemu_error_count(), errors + 1);
+  assert_int_equal(omp_target_memcpy(back, p, sizeof back, 0, 0, host, dev), 0);
+  assert_true(back[7] == 7);
+  int frees = fake_frees;
+  omp_target_free(p, dev);
+  assert_int_equal(fake_frees, frees + 1);
+  omp_target_free(p, dev);
+  assert_int_equal(fake_frees, frees + 1); /* the plugin was not asked */
+  assert_int_equal(ompemu_error_count(), errors + 2);
+}
+
+int main(void) {
+  /* The observer with its report; the checks on by hand (obs_check_setup
+   * with OMPEMU_CHECK would end this process with status 99). */
+  setenv("OMPEMU_REPORT", "1", 1);
+  obs_check_setup();
+  check_cfg.check = 1;
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_blocks),
+      cmocka_unit_test(test_words_and_hash),
+      cmocka_unit_test(test_findings_once),
+      cmocka_unit_test_setup(test_to_thrown_away, setup),
+      cmocka_unit_test_setup(test_extra_reference, setup),
+      cmocka_unit_test_setup(test_update_unmapped, setup),
+      cmocka_unit_test_setup(test_api, setup),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
