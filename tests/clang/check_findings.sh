@@ -12,7 +12,7 @@
 check_findings() {
   sed -n 's|^// CHECK-FINDING: *||p' "$1" > "$2.wanted"
   grep -E '^(ompemu: check: |emu: error: check: )' "$2.err" |
-    grep -vE '^ompemu: check: (no findings|[0-9]+ findings?[ ;])' > "$2.found"
+    grep -vE '^ompemu: check: (no findings|[0-9]+ findings?[ ;]|stopped at a fault)' > "$2.found"
   while IFS= read -r cf_line; do
     printf '%s\n' "$cf_line" | grep -qF -f "$2.wanted" ||
       { echo "unexpected finding: $cf_line" >"$2.why"; return 1; }
@@ -28,7 +28,8 @@ check_findings() {
 }
 
 # check_found OUTBASE: the run found something (its exit status is then
-# the checking mode's, 99, where the program's own would be 0).
+# the checking mode's, 99, where the program's own would be 0): the exit
+# summary, or the line that ends a run stopped by a fault in device code.
 check_found() {
-  grep -qE '^ompemu: check: ([0-9]+ findings?|no findings, but)' "$1.err"
+  grep -qE '^ompemu: check: ([0-9]+ findings?|no findings, but|stopped at a fault)' "$1.err"
 }
