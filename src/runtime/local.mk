@@ -40,6 +40,8 @@ rt_data_sources = \
 	src/runtime/data_begin_end.c \
 	src/runtime/update.c \
 	src/runtime/data_construct.c \
+	src/runtime/kernel_args.h \
+	src/runtime/kernel_args.c \
 	src/runtime/launch.c \
 	src/runtime/device_memory.c \
 	src/runtime/check_api.h \

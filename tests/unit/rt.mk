@@ -66,6 +66,7 @@ data_test_sources = tests/unit/data_fake.c tests/unit/data_fake.h \
 	src/runtime/data_construct.c src/runtime/launch.c \
 	src/runtime/device_memory.c src/runtime/check_api.c \
 	src/runtime/abi/data.c src/runtime/abi/target_clang14.c \
+	src/runtime/abi/target_kernel.c src/runtime/kernel_args.c \
 	src/runtime/abi/mapper.c src/runtime/abi/omp_api.c \
 	src/runtime/observe.c
 data_test_cppflags = $(AM_CPPFLAGS) -I$(top_srcdir)/src/runtime
