@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "config.h"
 #include "core.h"
+#include "entry_table.h"
 
 int rt_globals_map(struct rt_device *d, struct rt_loaded *x) {
   struct rt_lib *l = x->lib;
@@ -13,8 +14,9 @@ int rt_globals_map(struct rt_device *d, struct rt_loaded *x) {
   for (__tgt_offload_entry *h = l->host_begin; h < l->host_end; h++) {
     void *tgt = x->tgt[h - l->host_begin];
     size_t size;
-    if (h->flags & (OMP_DECLARE_TARGET_CTOR | OMP_DECLARE_TARGET_DTOR))
-      continue;
+    if (h->flags & (OMP_DECLARE_TARGET_CTOR | OMP_DECLARE_TARGET_DTOR |
+                    RT_ENTRY_FLAG_VTABLE))
+      continue; /* functions; a vtable's device symbol is a pointer */
     if (h->flags & OMP_DECLARE_TARGET_FPTR)
       size = 1; /* a function address, mappable as plain data */
     else if (h->size)
@@ -39,7 +41,8 @@ void rt_globals_unmap(struct rt_device *d, struct rt_loaded *x) {
   struct rt_lib *l = x->lib;
   for (__tgt_offload_entry *h = l->host_begin; h < l->host_end; h++) {
     if (!x->tgt[h - l->host_begin] ||
-        (h->flags & (OMP_DECLARE_TARGET_CTOR | OMP_DECLARE_TARGET_DTOR)))
+        (h->flags & (OMP_DECLARE_TARGET_CTOR | OMP_DECLARE_TARGET_DTOR |
+                     RT_ENTRY_FLAG_VTABLE)))
       continue;
     size_t size = (h->flags & OMP_DECLARE_TARGET_FPTR) ? 1 : h->size;
     if (size)

@@ -37,6 +37,8 @@ tests_unit_test_core_SOURCES = tests/unit/test_core.c tests/unit/fake_plugin.h \
 	src/runtime/plugin_loader.c src/runtime/entries.c src/runtime/globals.c \
 	src/runtime/fptr_table.c src/runtime/policy.c src/runtime/device.c \
 	src/runtime/registry.c src/runtime/lifecycle.c \
+	src/runtime/descriptor.c src/runtime/image_format.c \
+	src/runtime/entry_table.c \
 	src/runtime/abi/register.c src/runtime/abi/info.c $(obs_test_sources)
 tests_unit_test_core_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/runtime
 tests_unit_test_core_CFLAGS = $(unit_cflags) -Werror=incompatible-pointer-types
