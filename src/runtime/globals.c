@@ -8,6 +8,34 @@
 #include "core.h"
 #include "entry_table.h"
 
+#include <string.h>
+
+/* Under unified shared memory clang 19 and 22 turn every declare target
+ * variable into a reference pointer <var>_decl_tgt_ref_ptr that the device
+ * code reads the host variable through (docs/abi-clang16-19.md 4): is H
+ * such a pointer, in a process that requires unified shared memory? */
+static int usm_ref_ptr(const __tgt_offload_entry *h) {
+  static const char sfx[] = "_decl_tgt_ref_ptr";
+  size_t n = h->name ? strlen(h->name) : 0;
+  return h->size == sizeof(void *) && n > sizeof sfx - 1 &&
+         !strcmp(h->name + n - (sizeof sfx - 1), sfx) && rt_usm();
+}
+
+/* Point the device copy TGT of reference pointer H at the host variable
+ * (the value the host's pointer holds), as LLVM's runtime does when the
+ * image is loaded.  0 / -1 (reported). */
+static int usm_ref_ptr_init(struct rt_device *d, const __tgt_offload_entry *h,
+                            void *tgt) {
+  RT_TRACE(1, "device %d: unified shared memory: %s = " OMPEMU_PTR " (the "
+           "host variable)", d->id, h->name, OMPEMU_P(*(void **)h->addr));
+  if (d->plugin->data_submit(d->local_id, tgt, h->addr, sizeof(void *)) ==
+      OFFLOAD_SUCCESS)
+    return 0;
+  ompemu_error("ompemu", "device %d: cannot write reference pointer %s at "
+               OMPEMU_PTR, d->id, h->name, OMPEMU_P(tgt));
+  return -1;
+}
+
 int rt_globals_map(struct rt_device *d, struct rt_loaded *x) {
   struct rt_lib *l = x->lib;
   int rc = 0;
@@ -32,6 +60,8 @@ int rt_globals_map(struct rt_device *d, struct rt_loaded *x) {
     }
     /* rt_map_global names the global; the caller prints LLVM's line. */
     if (rt_map_global(d, h->addr, size, tgt, h->name) != 0)
+      rc = -1;
+    else if (usm_ref_ptr(h) && usm_ref_ptr_init(d, h, tgt) != 0)
       rc = -1;
   }
   return rc;
