@@ -634,7 +634,7 @@ int main(void) {
       cmocka_unit_test(test_shutdown),
   };
   int rc = cmocka_run_group_tests_name("core", tests, NULL, NULL);
-  if (!getenv("KEEP_TRACE")) unlink(trace_path);
+  unlink(trace_path);
   unlink(emu_copy);
   rmdir(emu_dir);
   return rc;
