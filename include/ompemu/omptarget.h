@@ -65,6 +65,23 @@ int __tgt_target_teams_nowait(int64_t device_id, void *host_ptr,
                               int32_t dep_num, void *dep_list,
                               int32_t noalias_dep_num, void *noalias_dep_list);
 
+/* Kernel launch of clang 16 and later (docs/abi-clang16-19.md 2): one
+ * call, the map list and launch bounds in a KernelArgs block (versions 1
+ * to 3, 64 or 104 bytes; layout in src/runtime/kernel_args.h).  Version 3
+ * kernels take a leading dyn_ptr argument, (void *)~0. */
+int __tgt_target_kernel(ident_t *loc, int64_t device_id, int32_t num_teams,
+                        int32_t thread_limit, void *host_ptr,
+                        void *kernel_args);
+int __tgt_target_kernel_nowait(ident_t *loc, int64_t device_id,
+                               int32_t num_teams, int32_t thread_limit,
+                               void *host_ptr, void *kernel_args,
+                               int32_t dep_num, void *dep_list,
+                               int32_t noalias_dep_num,
+                               void *noalias_dep_list);
+/* libomp's poll of a target task's handle: every launch completes before
+ * it returns, so *ASYNC_HANDLE is set to NULL (done). */
+void __tgt_target_nowait_query(void **async_handle);
+
 /* Data regions, enter/exit data, update.  Clang 14 passes only the first
  * nine arguments to the _nowait_mapper forms: they must not read more. */
 #define OMPEMU_DATA_MAPPER_ARGS                                              \

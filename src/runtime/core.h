@@ -37,13 +37,39 @@ static inline struct rt_device_core *core_of(struct rt_device *d) {
   return (struct rt_device_core *)d;
 }
 
+/* descriptor.c: a descriptor as the runtime and the plugins walk it,
+ * whatever compiler made it: images unwrapped to their device code, entry
+ * tables in the 32-byte layout, the requires entry taken out. */
+struct rt_desc_view {
+  __tgt_bin_desc desc;          /* what the plugins are given */
+  __tgt_device_image *images;   /* desc.DeviceImages */
+  __tgt_offload_entry *entries; /* the host table (NULL when empty) */
+  size_t nentries;
+  __tgt_offload_entry **owned;  /* per image: its own table, if not the host's */
+  char **arch;                  /* per image: the container's arch, or NULL */
+  int nimages;
+  int64_t requires;             /* the requires entry's bits, or
+                                   OMP_REQ_UNDEFINED when there is none */
+};
+/* Fill *V from DESC (LABEL names it in messages).  0, or -1 when out of
+ * memory (reported).  A malformed image or table is reported and left
+ * as it is (image) or empty (table). */
+RT_HIDDEN int rt_desc_view_make(const __tgt_bin_desc *desc, const char *label,
+                                struct rt_desc_view *v);
+RT_HIDDEN void rt_desc_view_free(struct rt_desc_view *v);
+
 /* A registered library as the core keeps it. */
 struct rt_lib_core {
   struct rt_lib pub;
   char *name; /* the object that holds the descriptor (dladdr), for traces */
+  struct rt_desc_view view; /* pub.images and pub.host_* point into it */
 };
 static inline const char *rt_lib_name(const struct rt_lib *l) {
   return ((const struct rt_lib_core *)l)->name;
+}
+/* The descriptor the plugins are given for L (its view). */
+static inline __tgt_bin_desc *rt_lib_plugin_desc(struct rt_lib *l) {
+  return &((struct rt_lib_core *)l)->view.desc;
 }
 
 /* state.c: bumped on every (un)registration, so devices see new images. */

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include "config.h"
 #include "core.h"
+#include "entry_table.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -61,6 +62,8 @@ static int safe_read_name(const char *p, char *buf, size_t n) {
 }
 
 const char *rt_entry_kind(const __tgt_offload_entry *e) {
+  if (e->flags & RT_ENTRY_FLAG_VTABLE)
+    return "vtable";
   if (e->flags & OMP_DECLARE_TARGET_FPTR)
     return "fptr";
   if (e->flags & OMP_DECLARE_TARGET_CTOR)
@@ -98,6 +101,34 @@ static void *dl_lookup(void *known, const char *name) {
     s = NULL;
   dlclose(h);
   return s;
+}
+
+/* An indirect-function entry of clang 19 and 22 (size 8) names a device
+ * pointer variable that holds the device function (docs/abi-clang22.md
+ * 3.2); the seed's scheme names the device function itself (size 0).
+ * Replace X->tgt[I] of host entry H by the function read from the device:
+ * 0, or -1 when the variable cannot be read (reported). */
+static int indirect_target(struct rt_device *d, struct rt_loaded *x, size_t i,
+                           const __tgt_offload_entry *h) {
+  void *var = x->tgt[i], *fn = NULL;
+  if (!var || !(h->flags & OMP_DECLARE_TARGET_FPTR) ||
+      (h->flags & RT_ENTRY_FLAG_VTABLE) || h->size != sizeof(void *))
+    return 0;
+  if (d->plugin->data_retrieve(d->local_id, &fn, var, sizeof fn) !=
+      OFFLOAD_SUCCESS) {
+    ompemu_error("ompemu", "device %d: cannot read the device pointer "
+                 "variable %s at " OMPEMU_PTR " of indirect function "
+                 OMPEMU_PTR, d->id, h->name ? h->name : "?", OMPEMU_P(var),
+                 OMPEMU_P(h->addr));
+    x->tgt[i] = NULL;
+    return -1;
+  }
+  RT_TRACE(1, "  indirect     " OMPEMU_PTR " -> " OMPEMU_PTR "  (the device "
+           "function %s's pointer variable " OMPEMU_PTR " holds)",
+           OMPEMU_P(h->addr), OMPEMU_P(fn), h->name ? h->name : "?",
+           OMPEMU_P(var));
+  x->tgt[i] = fn;
+  return 0;
 }
 
 int rt_pair_entries(struct rt_device *d, struct rt_loaded *x) {
@@ -160,5 +191,9 @@ int rt_pair_entries(struct rt_device *d, struct rt_loaded *x) {
   for (size_t i = 0; i < k; i++)
     free((char *)rows[i].name);
   free(rows);
-  return 0;
+  int rc = 0;
+  for (__tgt_offload_entry *h = l->host_begin; h < l->host_end; h++)
+    if (indirect_target(d, x, (size_t)(h - l->host_begin), h) != 0)
+      rc = -1;
+  return rc;
 }

@@ -6,6 +6,35 @@
 #define _GNU_SOURCE
 #include "config.h"
 #include "core.h"
+#include "entry_table.h"
+
+#include <string.h>
+
+/* Under unified shared memory clang 19 and 22 turn every declare target
+ * variable into a reference pointer <var>_decl_tgt_ref_ptr that the device
+ * code reads the host variable through (docs/abi-clang16-19.md 4): is H
+ * such a pointer, in a process that requires unified shared memory? */
+static int usm_ref_ptr(const __tgt_offload_entry *h) {
+  static const char sfx[] = "_decl_tgt_ref_ptr";
+  size_t n = h->name ? strlen(h->name) : 0;
+  return h->size == sizeof(void *) && n > sizeof sfx - 1 &&
+         !strcmp(h->name + n - (sizeof sfx - 1), sfx) && rt_usm();
+}
+
+/* Point the device copy TGT of reference pointer H at the host variable
+ * (the value the host's pointer holds), as LLVM's runtime does when the
+ * image is loaded.  0 / -1 (reported). */
+static int usm_ref_ptr_init(struct rt_device *d, const __tgt_offload_entry *h,
+                            void *tgt) {
+  RT_TRACE(1, "device %d: unified shared memory: %s = " OMPEMU_PTR " (the "
+           "host variable)", d->id, h->name, OMPEMU_P(*(void **)h->addr));
+  if (d->plugin->data_submit(d->local_id, tgt, h->addr, sizeof(void *)) ==
+      OFFLOAD_SUCCESS)
+    return 0;
+  ompemu_error("ompemu", "device %d: cannot write reference pointer %s at "
+               OMPEMU_PTR, d->id, h->name, OMPEMU_P(tgt));
+  return -1;
+}
 
 int rt_globals_map(struct rt_device *d, struct rt_loaded *x) {
   struct rt_lib *l = x->lib;
@@ -13,8 +42,9 @@ int rt_globals_map(struct rt_device *d, struct rt_loaded *x) {
   for (__tgt_offload_entry *h = l->host_begin; h < l->host_end; h++) {
     void *tgt = x->tgt[h - l->host_begin];
     size_t size;
-    if (h->flags & (OMP_DECLARE_TARGET_CTOR | OMP_DECLARE_TARGET_DTOR))
-      continue;
+    if (h->flags & (OMP_DECLARE_TARGET_CTOR | OMP_DECLARE_TARGET_DTOR |
+                    RT_ENTRY_FLAG_VTABLE))
+      continue; /* functions; a vtable's device symbol is a pointer */
     if (h->flags & OMP_DECLARE_TARGET_FPTR)
       size = 1; /* a function address, mappable as plain data */
     else if (h->size)
@@ -31,6 +61,8 @@ int rt_globals_map(struct rt_device *d, struct rt_loaded *x) {
     /* rt_map_global names the global; the caller prints LLVM's line. */
     if (rt_map_global(d, h->addr, size, tgt, h->name) != 0)
       rc = -1;
+    else if (usm_ref_ptr(h) && usm_ref_ptr_init(d, h, tgt) != 0)
+      rc = -1;
   }
   return rc;
 }
@@ -39,7 +71,8 @@ void rt_globals_unmap(struct rt_device *d, struct rt_loaded *x) {
   struct rt_lib *l = x->lib;
   for (__tgt_offload_entry *h = l->host_begin; h < l->host_end; h++) {
     if (!x->tgt[h - l->host_begin] ||
-        (h->flags & (OMP_DECLARE_TARGET_CTOR | OMP_DECLARE_TARGET_DTOR)))
+        (h->flags & (OMP_DECLARE_TARGET_CTOR | OMP_DECLARE_TARGET_DTOR |
+                     RT_ENTRY_FLAG_VTABLE)))
       continue;
     size_t size = (h->flags & OMP_DECLARE_TARGET_FPTR) ? 1 : h->size;
     if (size)

@@ -20,6 +20,11 @@ rt_core_sources = \
 	src/runtime/policy.c \
 	src/runtime/device.c \
 	src/runtime/registry.c \
+	src/runtime/descriptor.c \
+	src/runtime/image_format.h \
+	src/runtime/image_format.c \
+	src/runtime/entry_table.h \
+	src/runtime/entry_table.c \
 	src/runtime/lifecycle.c
 # The data path: mapping table, data begin/end/update, attachment, mappers,
 # lookups, kernel launch, device memory routines, interop, INFO output
@@ -40,6 +45,8 @@ rt_data_sources = \
 	src/runtime/data_begin_end.c \
 	src/runtime/update.c \
 	src/runtime/data_construct.c \
+	src/runtime/kernel_args.h \
+	src/runtime/kernel_args.c \
 	src/runtime/launch.c \
 	src/runtime/device_memory.c \
 	src/runtime/check_api.h \

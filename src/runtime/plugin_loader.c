@@ -294,7 +294,8 @@ int rt_plugins_probe(const char *kind) {
     if (info_flags_set && p->set_info_flag)
       p->set_info_flag(rt_state.info_flags);
     for (struct rt_lib *l = rt_state.libs; l; l = l->next)
-      if (p->register_lib && p->register_lib(l->desc) != OFFLOAD_SUCCESS)
+      if (p->register_lib &&
+          p->register_lib(rt_lib_plugin_desc(l)) != OFFLOAD_SUCCESS)
         ompemu_error("ompemu", "plugin %s failed to register descriptor "
                      OMPEMU_PTR, p->name, OMPEMU_P(l->desc));
   }

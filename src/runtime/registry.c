@@ -37,12 +37,12 @@ static const char *requires_clause(int64_t bit) {
   }
 }
 
-void rt_register_requires(int64_t flags) {
-  rt_state_lock();
+/* Record FLAGS (under the state lock): __tgt_register_requires, or the
+ * requires entry of a clang 19/22 descriptor. */
+static void register_requires_locked(int64_t flags) {
   RT_TRACE(1, "register requires 0x%03" PRIx64, (uint64_t)flags);
   if (rt_state.requires_flags == OMP_REQ_UNDEFINED) {
     rt_state.requires_flags = flags;
-    rt_state_unlock();
     return;
   }
   static const int64_t checked[] = {OMP_REQ_REVERSE_OFFLOAD,
@@ -52,6 +52,11 @@ void rt_register_requires(int64_t flags) {
     if ((rt_state.requires_flags & checked[i]) != (flags & checked[i]))
       rt_fatal(1, "'#pragma omp requires %s' not used consistently!",
                requires_clause(checked[i]));
+}
+
+void rt_register_requires(int64_t flags) {
+  rt_state_lock();
+  register_requires_locked(flags);
   rt_state_unlock();
 }
 
@@ -229,6 +234,7 @@ static void lib_free(struct rt_lib *l) {
     free((char *)l->images[i].arch);
   free(l->images);
   free(((struct rt_lib_core *)l)->name);
+  rt_desc_view_free(&((struct rt_lib_core *)l)->view);
   free(l);
 }
 
@@ -251,19 +257,27 @@ static struct rt_lib *lib_new(__tgt_bin_desc *desc) {
   l->desc = desc;
   l->nimages = n;
   l->images = images;
-  l->host_begin = desc->HostEntriesBegin;
-  l->host_end = desc->HostEntriesEnd;
-  if (!l->host_begin || l->host_end < l->host_begin)
-    l->host_begin = l->host_end = NULL;
   lc->name = name;
+  if (rt_desc_view_make(desc, name, &lc->view) != 0) {
+    lib_free(l);
+    return NULL;
+  }
+  struct rt_desc_view *v = &lc->view;
+  l->host_begin = v->entries;
+  l->host_end = v->entries ? v->entries + v->nentries : NULL;
+  if (v->requires != OMP_REQ_UNDEFINED)
+    register_requires_locked(v->requires);
   for (int i = 0; i < n; i++) {
     struct rt_image *img = &l->images[i];
     img->lib = l;
     img->index = i;
-    img->image = &desc->DeviceImages[i];
+    img->image = &v->images[i];
     if (npending_arch == n && pending_arch[i]) {
       img->arch = pending_arch[i];
       pending_arch[i] = NULL;
+    } else if (v->arch[i]) {
+      img->arch = v->arch[i];
+      v->arch[i] = NULL;
     }
   }
   return l;
@@ -323,7 +337,8 @@ int rt_registry_add(__tgt_bin_desc *desc) {
         break;
       }
   for (struct rt_plugin *p = rt_state.plugins; p; p = p->next)
-    if (p->register_lib && p->register_lib(desc) != OFFLOAD_SUCCESS)
+    if (p->register_lib &&
+        p->register_lib(rt_lib_plugin_desc(l)) != OFFLOAD_SUCCESS)
       ompemu_error("ompemu", "plugin %s failed to register %s (descriptor "
                    OMPEMU_PTR ")", p->name, rt_lib_name(l), OMPEMU_P(desc));
   struct rt_lib **tail = &rt_state.libs;
@@ -346,7 +361,7 @@ static void unregister_locked(struct rt_lib **pp) {
     rt_device_unload_lib(rt_state.devices[i], l);
   for (struct rt_plugin *p = rt_state.plugins; p; p = p->next)
     if (p->used && p->unregister_lib &&
-        p->unregister_lib(l->desc) != OFFLOAD_SUCCESS)
+        p->unregister_lib(rt_lib_plugin_desc(l)) != OFFLOAD_SUCCESS)
       ompemu_error("ompemu", "plugin %s failed to unregister %s (descriptor "
                    OMPEMU_PTR ")", p->name, rt_lib_name(l), OMPEMU_P(l->desc));
   *pp = l->next;

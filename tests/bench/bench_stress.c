@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #pragma omp declare target
-static long stress_counter;
+long stress_counter; /* not static: clang 22 updates only visible ones */
 #pragma omp end declare target
 
 enum { STRESS_THREADS = 8, STRESS_LEN = 64, STRESS_ROUNDS = 150 };

@@ -18,14 +18,20 @@
 # group of bench.c, or its own loop appending "RUNTIME KEY VALUE UNIT" to
 # $raw (row_process, row_translate); then call it in the list below.
 #
-# Environment: BENCH_SCALE (iterations x N, default 1), BENCH_RUNS (processes
+# The clang-22 rows compare ompemu with ompemu: the same launch group built
+# by clang 14 (__tgt_target_mapper) and by clang 22 (__tgt_target_kernel,
+# KernelArgs version 3), both run under ompemu-run, alternately; the two
+# doors share one launch, so the ratio should be about 1.
+#
+# Environment: BENCH_ROWS (the row groups to run, by the names of their
+# row_ functions without the prefix; default all), BENCH_SCALE (iterations x N, default 1), BENCH_RUNS (processes
 # per runtime for the quick groups, default 5; the slow groups use 3),
 # BENCH_STRESS_TIMEOUT (seconds an ompemu stress run may take before it
 # counts as "timeout", default 30 x BENCH_SCALE, or 10 times LLVM 14's run
 # if that is longer), BENCH_PROCESS_RUNS (runs of
-# the whole-process row per variant, default 30), CC; CLANG14 and
+# the whole-process row per variant, default 30), CC; CLANG14, CLANG22 and
 # LLVM14_LIBDIR come from configure (an empty CLANG14 skips the rows that
-# need it).
+# need it, an empty CLANG22 the clang-22 rows).
 builddir=$1 srcdir=$2
 scale=${BENCH_SCALE:-1}
 runs=${BENCH_RUNS:-5}
@@ -33,6 +39,7 @@ slow_runs=$(( runs < 3 ? runs : 3 ))
 stress_limit=${BENCH_STRESS_TIMEOUT:-$(( 30 * scale ))}
 process_runs=${BENCH_PROCESS_RUNS:-30}
 clang=${CLANG14-clang-14}
+clang22=${CLANG22-clang-22}
 cc=${CC:-cc}
 llvm14_lib=${LLVM14_LIBDIR:-/usr/lib/llvm-14/lib}
 out=$builddir/tests/bench
@@ -75,6 +82,7 @@ run_one() {
     llvm14) set -- "$out/bench" ;;
     ompemu) set -- "$ompemu_run" "$out/bench" ;;
     check) set -- "$ompemu_run" --check "$out/bench" ;;
+    clang22) set -- "$ompemu_run" "$out/bench22" ;;
   esac
   one_t0=$(date +%s.%N)
   timeout "$one_limit" "$@" "$one_group" "$scale" > "$out/one.txt" 2> "$out/one.err"
@@ -226,6 +234,26 @@ row_check() {
   done
 }
 
+# The launch rows of the clang-22 binary against the clang-14 one, both on
+# ompemu (keys prefixed c22_; runtimes "ompemu" and "clang22" in $raw).
+row_clang22() {
+  new_group
+  have_clang14 || { skip "clang-22 launch rows" "$why"; return; }
+  [ -x "$out/bench22" ] ||
+    { skip "clang-22 launch rows" "${why22:-bench.c did not build with $clang22}"; return; }
+  describe c22_launch_empty c22 "empty launch, clang 22 (ns)"
+  describe c22_launch_4KiB_tofrom c22 "launch, 4 KiB tofrom, clang 22 (ns)"
+  i=0
+  while [ $i -lt "$runs" ]; do
+    for rt in ompemu clang22; do
+      before=$(wc -l < "$raw")
+      run_one $rt launch
+      sed -i "$((before + 1)),\$ { s/^$rt c22_/$rt /; s/^$rt /$rt c22_/; }" "$raw"
+    done
+    i=$((i + 1))
+  done
+}
+
 # Declare target indirect: ns per __kmpc_target_translate_fptr with 10 000
 # entries (ompemu only: LLVM 14 has no such table).  cc + ompemu-wrap.
 row_translate() {
@@ -257,17 +285,29 @@ if [ -n "$clang" ] && command -v "$clang" > /dev/null 2>&1; then
     "$srcdir/tests/bench/trivial.c" -o "$out/trivial" || rm -f "$out/trivial"
 fi
 $cc -O2 "$srcdir/tests/bench/walltime.c" -o "$out/walltime" || rm -f "$out/walltime"
+# The clang-22 build links against ompemu as `pkg-config --libs ompemu`
+# would, with LLVM 22's own omp.h (tests/compilers/provision.sh).
+rm -f "$out/bench22"
+why22=
+if [ -z "$clang22" ] || ! command -v "$clang22" > /dev/null 2>&1; then
+  why22="clang-22 not installed (CLANG22)"
+elif ! tree22=$("$srcdir/tests/compilers/provision.sh" --quiet 22 2>/dev/null) ||
+     [ -z "$tree22" ]; then
+  why22="no private LLVM 22 tree for its omp.h (tests/compilers/provision.sh 22)"
+else
+  inc22=$(. "${tree22#22 }/ompemu-llvm.env" && echo "$LLVM_RT_INCDIR")
+  ompdir=$(dirname "$(readlink -f "$builddir/.libs/libomp.so" 2>/dev/null ||
+                      echo "$llvm14_lib/libomp.so.5")")
+  "$clang22" -O2 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -pthread \
+    -I"$inc22" "$srcdir/tests/bench/bench.c" "$srcdir/tests/bench/bench_stress.c" \
+    -L"$builddir/.libs" -Wl,-rpath,"$builddir/.libs" -Wl,-rpath,"$ompdir" \
+    -lomptarget -o "$out/bench22" || rm -f "$out/bench22"
+fi
 
-row_launch
-row_threads8
-row_enter_exit
-row_update
-row_stress
-row_bandwidth
-row_process
-row_idle_cpu
-row_translate
-row_check
+for group in ${BENCH_ROWS:-launch clang22 threads8 enter_exit update stress \
+    bandwidth process idle_cpu translate check}; do
+  "row_$group"
+done
 
 {
   echo "ompemu make bench, $started to $(date '+%H:%M:%S'), $(nproc) CPUs," \

@@ -50,9 +50,10 @@ END {
   for (i = 1; i <= n_rows; i++) {
     k = key[i]
     if (kind[i] == "skip") { printf "%s\n", label[i]; continue }
-    # Rows of kind "check": the columns are ompemu and ompemu --check.
-    a = kind[i] == "check" ? "ompemu" : "llvm14"
-    b = kind[i] == "check" ? "check" : "ompemu"
+    # Rows of kind "check": the columns are ompemu and ompemu --check;
+    # kind "c22": ompemu running the clang-14 and the clang-22 binary.
+    a = kind[i] == "check" || kind[i] == "c22" ? "ompemu" : "llvm14"
+    b = kind[i] == "check" ? "check" : kind[i] == "c22" ? "clang22" : "ompemu"
     l = cell(a, k); e = cell(b, k)
     ratio = "-"; goal = "-"
     numeric = l ~ /^[0-9.]+$/ && e ~ /^[0-9.]+$/
@@ -66,6 +67,8 @@ END {
       goal = e ~ /^[0-9.]+$/ ? (e + 0 <= 2 * scale ? "ok" : "miss") : "MISS"
     else if (kind[i] == "check")
       goal = ratio != "-" ? (ratio + 0 <= 3 ? "ok" : "MISS >3") : "MISS"
+    else if (kind[i] == "c22")
+      goal = ratio != "-" ? (ratio + 0 <= 1.2 ? "ok" : "MISS >1.2") : "MISS"
     printf "%-50s %10s %10s %7s  %-9s %s\n", label[i], l, e, ratio, goal,
       spread(a SUBSEP k) "/" spread(b SUBSEP k)
   }
@@ -77,4 +80,7 @@ END {
   print "value over the processes, LLVM 14 / ompemu (the machine's noise)."
   print "Rows marked --check: the columns are ompemu and ompemu-run --check, ratio ="
   print "--check / ompemu, goal <= 3 (docs/check.md)."
+  print "Rows marked clang 22: the columns are ompemu running the clang-14 binary"
+  print "and the clang-22 one (__tgt_target_kernel), ratio = clang 22 / clang 14,"
+  print "goal <= 1.2 (one launch path for both)."
 }

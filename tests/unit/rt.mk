@@ -37,6 +37,8 @@ tests_unit_test_core_SOURCES = tests/unit/test_core.c tests/unit/fake_plugin.h \
 	src/runtime/plugin_loader.c src/runtime/entries.c src/runtime/globals.c \
 	src/runtime/fptr_table.c src/runtime/policy.c src/runtime/device.c \
 	src/runtime/registry.c src/runtime/lifecycle.c \
+	src/runtime/descriptor.c src/runtime/image_format.c \
+	src/runtime/entry_table.c \
 	src/runtime/abi/register.c src/runtime/abi/info.c $(obs_test_sources)
 tests_unit_test_core_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/runtime
 tests_unit_test_core_CFLAGS = $(unit_cflags) -Werror=incompatible-pointer-types
@@ -66,6 +68,7 @@ data_test_sources = tests/unit/data_fake.c tests/unit/data_fake.h \
 	src/runtime/data_construct.c src/runtime/launch.c \
 	src/runtime/device_memory.c src/runtime/check_api.c \
 	src/runtime/abi/data.c src/runtime/abi/target_clang14.c \
+	src/runtime/abi/target_kernel.c src/runtime/kernel_args.c \
 	src/runtime/abi/mapper.c src/runtime/abi/omp_api.c \
 	src/runtime/observe.c
 data_test_cppflags = $(AM_CPPFLAGS) -I$(top_srcdir)/src/runtime

@@ -428,6 +428,148 @@ static void test_arch_selection(void **state) {
   __tgt_unregister_lib(&descF);
 }
 
+/* What clang 16, 19 and 22 register: an OffloadBinary container around
+ * the image (the plugin sees the image inside), a 56-byte entry table
+ * with a requires entry (its bits recorded, as __tgt_register_requires
+ * would), an indirect function whose device symbol is a pointer variable
+ * (the function it holds feeds the fptr table), a vtable (not mapped) and
+ * an entry of an unknown kind (skipped with a trace). */
+struct entry56 {
+  uint64_t reserved;
+  uint16_t version, kind;
+  uint32_t flags;
+  void *addr;
+  const char *name;
+  uint64_t size, data;
+  void *aux;
+};
+static char kG, fnG, vtG[40], oddG[4];
+static int gG;
+static void *dev_fnG_var = (void *)0x8100; /* the device pointer variable */
+static struct entry56 hostG[] = {
+    {0, 1, 1, 0, &kG, "kG", 0, 0, NULL},
+    {0, 1, 1, 0x10, NULL, ".requires", 0, OMP_REQ_DYNAMIC_ALLOCATORS, NULL},
+    {0, 1, 1, 0, &gG, "gG", sizeof gG, 0, NULL},
+    {0, 1, 1, 0x8, &fnG, "fnG", 8, 0, NULL},
+    {0, 1, 1, 0x20, vtG, "vtG_addr", sizeof vtG, 0, NULL},
+    {0, 1, 1, 0x40, oddG, "oddG", sizeof oddG, 0, NULL},
+};
+static struct fake_image imgG = {
+    FAKE_MAGIC, {{0}}, 5,
+    {{(void *)0x8001, "kG", 0, 0, 0},
+     {(void *)0x8002, "gG", 4, 0, 0},
+     {&dev_fnG_var, "fnG", 8, 8, 0},
+     {(void *)0x8200, "vtG_addr", 40, 0x20, 0},
+     {(void *)0x8300, "oddG", 4, 0x40, 0}}};
+/* The container: header, one entry, two string pairs, strings, image. */
+static union {
+  unsigned char b[0x100 + sizeof(struct fake_image)];
+  uint64_t align;
+} boxG;
+static __tgt_device_image imagesG[1];
+static __tgt_bin_desc descG;
+
+static void put64(unsigned char *p, uint64_t v) { memcpy(p, &v, 8); }
+
+static void make_container(void) {
+  unsigned char *b = boxG.b;
+  memcpy(b, "\x10\xff\x10\xad", 4);
+  uint32_t one = 1;
+  memcpy(b + 4, &one, 4);
+  put64(b + 8, sizeof boxG.b);
+  put64(b + 16, 0x20);
+  put64(b + 24, 0x28);
+  uint16_t kind = 1;
+  /* Image kind 0 (none): an "object" must be ELF, the fake image is not. */
+  memcpy(b + 0x22, &kind, 2); /* offload kind: OpenMP */
+  put64(b + 0x28, 0x48);      /* string table */
+  put64(b + 0x30, 2);
+  put64(b + 0x38, 0x100);     /* image offset */
+  put64(b + 0x40, sizeof imgG);
+  put64(b + 0x48, 0x68);
+  put64(b + 0x50, 0x6f);
+  put64(b + 0x58, 0x83);
+  put64(b + 0x60, 0x88);
+  memcpy(b + 0x68, "triple\0x86_64-pc-linux-gnu\0arch\0", 0x89 - 0x68);
+  memcpy(b + 0x100, &imgG, sizeof imgG);
+  imagesG[0] = (__tgt_device_image){b, b + sizeof boxG.b,
+                                    (__tgt_offload_entry *)hostG,
+                                    (__tgt_offload_entry *)(hostG + 6)};
+  descG = (__tgt_bin_desc){1, imagesG, (__tgt_offload_entry *)hostG,
+                           (__tgt_offload_entry *)(hostG + 6)};
+}
+
+static void test_newer_formats(void **state) {
+  make_container();
+  int maps0 = nmaps, loads = flog->loads;
+  __tgt_register_lib(&descG);
+  struct rt_lib *l = rt_state.libs;
+  while (l->next)
+    l = l->next;
+  assert_ptr_equal(l->desc, &descG);
+  assert_non_null(l->images[0].plugin);
+  assert_string_equal(l->images[0].plugin->name, "fake");
+  assert_ptr_equal(l->images[0].image->ImageStart, boxG.b + 0x100);
+  assert_int_equal(l->host_end - l->host_begin, 4); /* requires, odd out */
+  struct rt_device *d = rt_device_get(0);
+  assert_int_equal(rt_device_prepare(d), 0);
+  assert_int_equal(flog->loads, loads + 1);
+  assert_ptr_equal(rt_device_entry(d, &kG, NULL), (void *)0x8001);
+  /* gG mapped; fnG mapped to the function its pointer variable holds;
+   * neither the vtable nor the unknown entry mapped. */
+  int g = 0, f = 0;
+  for (int i = maps0; i < nmaps; i++) {
+    if (maps[i].hst == &gG && maps[i].tgt == (void *)0x8002)
+      g++;
+    else if (maps[i].hst == &fnG && maps[i].tgt == (void *)0x8100 &&
+             maps[i].size == 1)
+      f++;
+    else
+      fail_msg("unexpected mapping of %p", maps[i].hst);
+  }
+  assert_int_equal(g, 1);
+  assert_int_equal(f, 1);
+  int found = 0;
+  for (uint64_t i = 0; i < flog->nfptr; i++)
+    if (flog->fptr[i].host_ptr == (int64_t)(intptr_t)&fnG &&
+        flog->fptr[i].tgt_ptr == 0x8100)
+      found = 1;
+  assert_true(found);
+  char *t = slurp(trace_path);
+  assert_non_null(strstr(t, "is an OffloadBinary container: OpenMP none "
+                            "image for x86_64-pc-linux-gnu"));
+  assert_non_null(strstr(t, "56-byte llvm_offload_entries layout"));
+  assert_non_null(strstr(t, "requires entry \".requires\": flags 0x10\n"));
+  assert_non_null(strstr(t, "ompemu: register requires 0x010\n"));
+  assert_non_null(strstr(t, "\"oddG\" has flags 0x40, of a kind ompemu does "
+                            "not know: skipped"));
+  free(t);
+  __tgt_unregister_lib(&descG);
+  /* A requires entry that contradicts the earlier requires is the same
+   * fatal error as two contradicting __tgt_register_requires. */
+  hostG[1].data = OMP_REQ_UNIFIED_SHARED_MEMORY;
+  int fd[2];
+  assert_int_equal(pipe(fd), 0);
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fd[1], 2);
+    __tgt_register_lib(&descG);
+    _exit(0);
+  }
+  close(fd[1]);
+  char buf[512] = {0};
+  ssize_t n = 0, r;
+  while ((r = read(fd[0], buf + n, sizeof buf - 1 - (size_t)n)) > 0)
+    n += r;
+  close(fd[0]);
+  int st;
+  waitpid(pid, &st, 0);
+  hostG[1].data = OMP_REQ_DYNAMIC_ALLOCATORS;
+  assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
+  assert_non_null(strstr(buf, "'#pragma omp requires unified_shared_memory' "
+                              "not used consistently!"));
+}
+
 /* Process exit: every library unregistered (dtors run), then devices and
  * plugins freed; a registration after that is ignored. */
 static void test_shutdown(void **state) {
@@ -445,6 +587,11 @@ static void test_shutdown(void **state) {
   assert_null(rt_device_get(0));
   __tgt_register_lib(&descA);
   assert_null(rt_state.libs);
+  /* clang 19/22 unregister from their own atexit handler, which may run
+   * after ours: a no-op then. */
+  __tgt_unregister_lib(&descA);
+  __tgt_unregister_lib(&descG);
+  assert_int_equal(flog->unregisters, un + 1);
   int64_t id = 0;
   assert_int_equal(rt_check_device(&id, &d), -1); /* no device any more */
   rt_registry_shutdown(); /* again, as the exit handler will: nothing */
@@ -483,6 +630,7 @@ int main(void) {
       cmocka_unit_test(test_requires),
       cmocka_unit_test(test_kinds_and_image_info),
       cmocka_unit_test(test_arch_selection),
+      cmocka_unit_test(test_newer_formats),
       cmocka_unit_test(test_shutdown),
   };
   int rc = cmocka_run_group_tests_name("core", tests, NULL, NULL);

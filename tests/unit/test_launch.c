@@ -442,6 +442,88 @@ static void test_launch_descriptor(void **state) {
   assert_int_equal(fake_last.nargs, 1);
 }
 
+/* KernelArgs as clang 16 (version 2), clang 19/22 (version 3) and an
+ * early clang (version 1, 64 bytes) pass it to __tgt_target_kernel: the
+ * same launch as the clang-14 door, dyn_ptr first from version 3 on. */
+struct kargs_v3 {
+  uint32_t version, nargs;
+  void **base, **ptrs;
+  int64_t *sizes, *types;
+  void **names, **mappers;
+  uint64_t tripcount, flags;
+  uint32_t num_teams[3], thread_limit[3], dyn_mem;
+  uint32_t padding; /* stack garbage in a real caller */
+};
+
+static void test_target_kernel(void **state) {
+  (void)state;
+  int x = 5;
+  void *base[2] = {(void *)(intptr_t)9, &x}, *args[2] = {(void *)(intptr_t)9, &x};
+  int64_t sizes[2] = {4, sizeof x}, types[2] = {0x120, 0x23};
+  struct kargs_v3 k = {3, 2, base, args, sizes, types, NULL, NULL, 100, 0,
+                       {2, 0, 0}, {3, 0, 0}, 64, 0xfc550000};
+  assert_int_equal(sizeof k, 104);
+  assert_int_equal(__tgt_target_kernel(NULL, 0, 2, 3, &fake_kernel_host_id, &k),
+                   0);
+  assert_int_equal(fake_last.count, 1);
+  assert_int_equal(fake_last.team, 1);
+  assert_int_equal(fake_last.nargs, 3);
+  assert_ptr_equal(fake_last.args[0], (void *)~(uintptr_t)0);
+  assert_ptr_equal(fake_last.args[1], (void *)(intptr_t)9);
+  assert_non_null(fake_last.args[2]);
+  assert_true(fake_last.args[2] != (void *)&x);
+  assert_int_equal(fake_last.num_teams, 2);
+  assert_int_equal(fake_last.thread_limit, 3);
+  assert_int_equal(fake_last.tripcount, 100);
+  assert_null(dev_addr(&x)); /* mapped for the launch only */
+  /* Plain target (-1 teams): a region, not a team launch; nowait in the
+   * flags and the _nowait door run it before returning. */
+  k.num_teams[0] = (uint32_t)-1;
+  k.thread_limit[0] = 0;
+  k.tripcount = 0;
+  k.flags = 1;
+  assert_int_equal(__tgt_target_kernel_nowait(NULL, 0, -1, 0,
+                                              &fake_kernel_host_id, &k, 0,
+                                              NULL, 0, NULL),
+                   0);
+  assert_int_equal(fake_last.count, 2);
+  assert_int_equal(fake_last.team, 0);
+  assert_int_equal(fake_last.nargs, 3);
+  void *handle = &x;
+  __tgt_target_nowait_query(&handle);
+  assert_null(handle);
+  __tgt_target_nowait_query(NULL);
+  /* Version 2 (clang 16): no dyn_ptr. */
+  k.version = 2;
+  k.num_teams[0] = 0;
+  assert_int_equal(__tgt_target_kernel(NULL, 0, 0, 0, &fake_kernel_host_id, &k),
+                   0);
+  assert_int_equal(fake_last.team, 1);
+  assert_int_equal(fake_last.nargs, 2);
+  assert_ptr_equal(fake_last.args[0], (void *)(intptr_t)9);
+  /* Version 1: only 64 bytes; the teams come from the scalar arguments. */
+  unsigned char v1[64];
+  k.version = 1;
+  memcpy(v1, &k, sizeof v1);
+  assert_int_equal(__tgt_target_kernel(NULL, 0, 4, 8, &fake_kernel_host_id, v1),
+                   0);
+  assert_int_equal(fake_last.team, 1);
+  assert_int_equal(fake_last.num_teams, 4);
+  assert_int_equal(fake_last.thread_limit, 8);
+  assert_int_equal(fake_last.nargs, 2);
+  assert_int_equal(fake_last.count, 4);
+  /* An unknown version is refused through the policy, never launched. */
+  k.version = 7;
+  cap_start();
+  int rc = __tgt_target_kernel(NULL, 0, 0, 0, &fake_kernel_host_id, &k);
+  const char *out = cap_end();
+  assert_int_not_equal(rc, 0);
+  assert_int_equal(fake_outcome_fail, 1);
+  assert_int_equal(fake_last.count, 4);
+  assert_non_null(strstr(out, "KernelArgs version 7 is not supported"));
+  assert_int_equal(fake_allocs, fake_frees);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup(test_kernel_args, setup),
@@ -451,6 +533,7 @@ int main(void) {
       cmocka_unit_test_setup(test_kernel_fails_at_launch, setup),
       cmocka_unit_test_setup(test_kernel_fails_at_sync, setup),
       cmocka_unit_test_setup(test_launch_descriptor, setup),
+      cmocka_unit_test_setup(test_target_kernel, setup),
       cmocka_unit_test_setup(test_lambda_capture, setup),
       cmocka_unit_test_setup(test_mapper, setup),
       cmocka_unit_test_setup(test_api, setup),

@@ -4,6 +4,7 @@
 rt_abi_sources += \
 	src/runtime/abi/register.c \
 	src/runtime/abi/target_clang14.c \
+	src/runtime/abi/target_kernel.c \
 	src/runtime/abi/data.c \
 	src/runtime/abi/mapper.c \
 	src/runtime/abi/omp_api.c \

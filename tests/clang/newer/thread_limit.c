@@ -8,7 +8,7 @@
 
 int main(void) {
   int n = 0, limit = 0;
-#pragma omp target thread_limit(2) map(from: n, limit)
+#pragma omp target thread_limit(2) map(tofrom: n) map(from: limit)
   {
 #pragma omp parallel
     {
