@@ -10,3 +10,7 @@ tests_unit_test_omp_api_SOURCES = tests/unit/test_omp_api.c \
 tests_unit_test_omp_api_CPPFLAGS = $(data_test_cppflags)
 tests_unit_test_omp_api_CFLAGS = $(data_test_cflags)
 tests_unit_test_omp_api_LDADD = $(data_test_ldadd)
+
+# ompemu-run's refusal of a program needing exports ompemu lacks.
+TESTS += tests/unit/ompemu_run_missing.sh
+EXTRA_DIST += tests/unit/ompemu_run_missing.sh
