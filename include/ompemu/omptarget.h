@@ -153,6 +153,35 @@ void *llvm_omp_target_alloc_host(size_t size, int device_num);
 void *llvm_omp_target_alloc_shared(size_t size, int device_num);
 void *llvm_omp_get_dynamic_shared(void);
 
+/* What newer omp.h files declare (LLVM 16 to 22 export them): OpenMP 5.1
+ * and 6.0 routines and LLVM's extensions.  A depend object list
+ * (omp_depend_t *, omp_depend_t being void *) is a void **. */
+int omp_get_device_num(void);
+void *omp_get_mapped_ptr(const void *ptr, int device_num);
+void *omp_target_memset(void *ptr, int value, size_t count, int device_num);
+void *omp_target_memset_async(void *ptr, int value, size_t count,
+                              int device_num, int depobj_count,
+                              void **depobj_list);
+int omp_target_memcpy_async(void *dst, const void *src, size_t length,
+                            size_t dst_offset, size_t src_offset,
+                            int dst_device, int src_device, int depobj_count,
+                            void **depobj_list);
+int omp_target_memcpy_rect_async(
+    void *dst, const void *src, size_t element_size, int num_dims,
+    const size_t *volume, const size_t *dst_offsets, const size_t *src_offsets,
+    const size_t *dst_dimensions, const size_t *src_dimensions, int dst_device,
+    int src_device, int depobj_count, void **depobj_list);
+int omp_target_is_accessible(const void *ptr, size_t size, int device_num);
+const char *omp_get_uid_from_device(int device_num);
+int omp_get_device_from_uid(const char *device_uid);
+void llvm_omp_target_free_device(void *device_ptr, int device_num);
+void llvm_omp_target_free_host(void *device_ptr, int device_num);
+void llvm_omp_target_free_shared(void *device_ptr, int device_num);
+void *llvm_omp_target_lock_mem(void *ptr, size_t size, int device_num);
+void llvm_omp_target_unlock_mem(void *ptr, int device_num);
+void *llvm_omp_target_dynamic_shared_alloc(void);
+void ompx_dump_mapping_tables(void);
+
 /* Interop properties (libomp forwards these with RTLD_NEXT). */
 typedef void *omp_interop_t;
 typedef intptr_t omp_intptr_t;

@@ -2,6 +2,9 @@
  * the data begin/end/update routines, map-list validation, lookups and
  * the INFO helpers.  Its files form layers; each calls only the ones below
  * it (tests/unit/call_cycles.sh checks that no two call each other):
+ *   device_memset.c device_async.c device_query.c dump_api.c (called by
+ *                            abi/; device_async.c uses device_memset.c
+ *                            and device_memory.c)
  *   launch.c data_construct.c device_memory.c interop.c   (called by abi/;
  *                            they use the core's lifecycle.c and device.c)
  *   data_begin_end.c update.c

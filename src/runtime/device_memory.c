@@ -31,7 +31,7 @@ static void not_started(const char *what, int dev) {
     ompemu_error("ompemu", "%s: device %d could not be started", what, dev);
 }
 
-void *rt_target_alloc(size_t size, int dev, int32_t kind) {
+void *rt_target_alloc(size_t size, int dev, int32_t kind, const char *api) {
   if (size == 0 || (int64_t)size < 0)
     return NULL;
   if (dev == rt_num_devices()) {
@@ -41,17 +41,17 @@ void *rt_target_alloc(size_t size, int dev, int32_t kind) {
   }
   struct rt_device *d = ready_device(dev);
   if (!d) {
-    not_started("omp_target_alloc", dev);
+    not_started(api, dev);
     return NULL;
   }
   void *p = rt_dev_alloc(d, (int64_t)size, NULL, kind);
   check_api_alloc(dev, p, size);
-  DTRACE(1, "device %d: omp_target_alloc(%zu, kind %d) = " OMPEMU_PTR, dev,
-         size, (int)kind, OMPEMU_P(p));
+  DTRACE(1, "device %d: %s(%zu, kind %d) = " OMPEMU_PTR, dev, api, size,
+         (int)kind, OMPEMU_P(p));
   return p;
 }
 
-void rt_target_free(void *device_ptr, int device_num) {
+void rt_target_free(void *device_ptr, int device_num, const char *api) {
   if (!device_ptr)
     return;
   if (check_api_free(device_num, rt_num_devices(), device_ptr))
@@ -63,15 +63,16 @@ void rt_target_free(void *device_ptr, int device_num) {
   }
   struct rt_device *d = ready_device(device_num);
   if (!d) {
-    not_started("omp_target_free", device_num);
+    not_started(api, device_num);
     return;
   }
-  DTRACE(1, "device %d: omp_target_free(" OMPEMU_PTR ")", device_num,
+  DTRACE(1, "device %d: %s(" OMPEMU_PTR ")", device_num, api,
          OMPEMU_P(device_ptr));
   if (rt_dev_free(d, device_ptr))
-    ompemu_error("ompemu", "omp_target_free: " OMPEMU_PTR " is not memory "
+    ompemu_error("ompemu", "%s: " OMPEMU_PTR " is not memory "
                  "omp_target_alloc returned for device %d (or it was freed "
-                 "before): nothing done", OMPEMU_P(device_ptr), device_num);
+                 "before): nothing done", api, OMPEMU_P(device_ptr),
+                 device_num);
   else
     check_api_freed(device_ptr);
 }
@@ -91,11 +92,12 @@ int rt_target_is_present(const void *ptr, int device_num) {
 
 /* One copy between two devices or the host: 0 / -1. */
 static int memcpy_impl(void *dst, const void *src, size_t len, size_t dst_off,
-                       size_t src_off, int dst_dev, int src_dev) {
+                       size_t src_off, int dst_dev, int src_dev,
+                       const char *api) {
   if (!dst || !src || len == 0) {
     if (len == 0)
       return OFFLOAD_SUCCESS;
-    rt_err("Call to omp_target_memcpy with invalid arguments");
+    rt_err("Call to %s with invalid arguments", api);
     return OFFLOAD_FAIL;
   }
   int host = rt_num_devices();
@@ -103,17 +105,17 @@ static int memcpy_impl(void *dst, const void *src, size_t len, size_t dst_off,
   if (check_api_memcpy(dst, src, dst_dev, src_dev, host))
     return OFFLOAD_FAIL;
   if (src_dev != host && !(sd = ready_device(src_dev))) {
-    rt_err("omp_target_memcpy returns OFFLOAD_FAIL");
+    rt_err("%s returns OFFLOAD_FAIL", api);
     return OFFLOAD_FAIL;
   }
   if (dst_dev != host && !(dd = ready_device(dst_dev))) {
-    rt_err("omp_target_memcpy returns OFFLOAD_FAIL");
+    rt_err("%s returns OFFLOAD_FAIL", api);
     return OFFLOAD_FAIL;
   }
   char *s = (char *)src + src_off, *d = (char *)dst + dst_off;
   int rc = 0;
-  DTRACE(2, "omp_target_memcpy " OMPEMU_PTR " (device %d) -> " OMPEMU_PTR
-           " (device %d), %zu bytes", OMPEMU_P(s), src_dev, OMPEMU_P(d),
+  DTRACE(2, "%s " OMPEMU_PTR " (device %d) -> " OMPEMU_PTR
+           " (device %d), %zu bytes", api, OMPEMU_P(s), src_dev, OMPEMU_P(d),
            dst_dev, len);
   if (!sd && !dd) {
     memcpy(d, s, len);
@@ -130,9 +132,8 @@ static int memcpy_impl(void *dst, const void *src, size_t len, size_t dst_off,
       return OFFLOAD_SUCCESS;
     void *buf = malloc(len);
     if (!buf) {
-      ompemu_error("ompemu", "omp_target_memcpy: out of memory for a %zu-byte "
-                   "bounce buffer from device %d to device %d", len, src_dev,
-                   dst_dev);
+      ompemu_error("ompemu", "%s: out of memory for a %zu-byte bounce buffer "
+                   "from device %d to device %d", api, len, src_dev, dst_dev);
       return OFFLOAD_FAIL;
     }
     rc = rt_dev_retrieve(sd, buf, s, (int64_t)len, NULL);
@@ -141,27 +142,28 @@ static int memcpy_impl(void *dst, const void *src, size_t len, size_t dst_off,
     free(buf);
   }
   if (rc != 0)
-    ompemu_error("ompemu", "omp_target_memcpy: copying %zu bytes from src "
-                 OMPEMU_PTR " (src_device_num %d) to dst " OMPEMU_PTR
-                 " (dst_device_num %d) failed", len, OMPEMU_P(s), src_dev,
+    ompemu_error("ompemu", "%s: copying %zu bytes from src " OMPEMU_PTR
+                 " (src_device_num %d) to dst " OMPEMU_PTR
+                 " (dst_device_num %d) failed", api, len, OMPEMU_P(s), src_dev,
                  OMPEMU_P(d), dst_dev);
   return rc == 0 ? OFFLOAD_SUCCESS : OFFLOAD_FAIL;
 }
 
 int rt_target_memcpy(void *dst, const void *src, size_t length,
                      size_t dst_offset, size_t src_offset, int dst_device_num,
-                     int src_device_num) {
+                     int src_device_num, const char *api) {
   return memcpy_impl(dst, src, length, dst_offset, src_offset, dst_device_num,
-                     src_device_num);
+                     src_device_num, api);
 }
 
 static int memcpy_rect(void *dst, const void *src, size_t elem, int ndims,
                        const size_t *volume, const size_t *dst_offsets,
                        const size_t *src_offsets, const size_t *dst_dims,
-                       const size_t *src_dims, int dst_dev, int src_dev) {
+                       const size_t *src_dims, int dst_dev, int src_dev,
+                       const char *api) {
   if (ndims == 1)
     return memcpy_impl(dst, src, elem * volume[0], elem * dst_offsets[0],
-                       elem * src_offsets[0], dst_dev, src_dev);
+                       elem * src_offsets[0], dst_dev, src_dev, api);
   size_t dslice = elem, sslice = elem;
   for (int i = 1; i < ndims; i++) {
     dslice *= dst_dims[i];
@@ -172,7 +174,7 @@ static int memcpy_rect(void *dst, const void *src, size_t elem, int ndims,
     int rc = memcpy_rect((char *)dst + doff + dslice * i,
                          (const char *)src + soff + sslice * i, elem, ndims - 1,
                          volume + 1, dst_offsets + 1, src_offsets + 1,
-                         dst_dims + 1, src_dims + 1, dst_dev, src_dev);
+                         dst_dims + 1, src_dims + 1, dst_dev, src_dev, api);
     if (rc)
       return rc;
   }
@@ -183,17 +185,17 @@ int rt_target_memcpy_rect(
     void *dst, const void *src, size_t element_size, int num_dims,
     const size_t *volume, const size_t *dst_offsets, const size_t *src_offsets,
     const size_t *dst_dimensions, const size_t *src_dimensions,
-    int dst_device_num, int src_device_num) {
+    int dst_device_num, int src_device_num, const char *api) {
   if (!dst && !src)
     return INT_MAX;
   if (!dst || !src || element_size < 1 || num_dims < 1 || !volume ||
       !dst_offsets || !src_offsets || !dst_dimensions || !src_dimensions) {
-    rt_err("Call to omp_target_memcpy_rect with invalid arguments");
+    rt_err("Call to %s with invalid arguments", api);
     return OFFLOAD_FAIL;
   }
   return memcpy_rect(dst, src, element_size, num_dims, volume, dst_offsets,
                      src_offsets, dst_dimensions, src_dimensions,
-                     dst_device_num, src_device_num);
+                     dst_device_num, src_device_num, api);
 }
 
 int rt_target_associate_ptr(const void *host_ptr, const void *device_ptr,

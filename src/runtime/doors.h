@@ -83,18 +83,21 @@ RT_HIDDEN void rt_mapper_push(void *handle, void *base, void *begin,
                               int64_t size, int64_t type, void *name);
 
 /* device_memory.c: the OpenMP device memory routines (omp_target_*),
- * LLVM 14's return values and messages.  KIND: TARGET_ALLOC_*. */
-RT_HIDDEN void *rt_target_alloc(size_t size, int device, int32_t kind);
-RT_HIDDEN void rt_target_free(void *ptr, int device);
+ * LLVM 14's return values and messages.  KIND: TARGET_ALLOC_*; API: the
+ * name of the routine the user called, for messages. */
+RT_HIDDEN void *rt_target_alloc(size_t size, int device, int32_t kind,
+                                const char *api);
+RT_HIDDEN void rt_target_free(void *ptr, int device, const char *api);
 RT_HIDDEN int rt_target_is_present(const void *ptr, int device);
 RT_HIDDEN int rt_target_memcpy(void *dst, const void *src, size_t length,
                                size_t dst_offset, size_t src_offset,
-                               int dst_device, int src_device);
+                               int dst_device, int src_device,
+                               const char *api);
 RT_HIDDEN int rt_target_memcpy_rect(
     void *dst, const void *src, size_t element_size, int num_dims,
     const size_t *volume, const size_t *dst_offsets, const size_t *src_offsets,
     const size_t *dst_dimensions, const size_t *src_dimensions, int dst_device,
-    int src_device);
+    int src_device, const char *api);
 RT_HIDDEN int rt_target_associate_ptr(const void *host_ptr,
                                       const void *device_ptr, size_t size,
                                       size_t device_offset, int device);
@@ -116,5 +119,40 @@ RT_HIDDEN const char *rt_interop_get_str(const void *interop, int property_id,
                                          int *ret_code);
 RT_HIDDEN const char *rt_interop_property_name(int property_id);
 RT_HIDDEN const char *rt_interop_property_type(int property_id);
+
+/* The device memory routines newer omp.h files declare (OpenMP 5.1/6.0
+ * and LLVM 16-22 extensions), OFFLOAD_SUCCESS / OFFLOAD_FAIL where they
+ * return a status.  API: as above.
+ * device_memset.c: fill COUNT bytes at PTR on DEVICE with VALUE. */
+RT_HIDDEN int rt_target_memset(void *ptr, int value, size_t count, int device,
+                               const char *api);
+/* device_async.c: the _async forms: wait for the dependences of the
+ * DEPOBJ_COUNT depend objects DEPOBJ_LIST (omp_depend_t values), then do
+ * the work before returning. */
+RT_HIDDEN int rt_target_memcpy_async(void *dst, const void *src,
+                                     size_t length, size_t dst_offset,
+                                     size_t src_offset, int dst_device,
+                                     int src_device, int depobj_count,
+                                     void **depobj_list);
+RT_HIDDEN int rt_target_memcpy_rect_async(
+    void *dst, const void *src, size_t element_size, int num_dims,
+    const size_t *volume, const size_t *dst_offsets, const size_t *src_offsets,
+    const size_t *dst_dimensions, const size_t *src_dimensions, int dst_device,
+    int src_device, int depobj_count, void **depobj_list);
+RT_HIDDEN int rt_target_memset_async(void *ptr, int value, size_t count,
+                                     int device, int depobj_count,
+                                     void **depobj_list);
+/* device_query.c: omp_get_mapped_ptr, omp_target_is_accessible, the
+ * device unique ids (omp_invalid_device, -2, for an unknown one),
+ * llvm_omp_target_lock_mem / unlock_mem. */
+RT_HIDDEN void *rt_get_mapped_ptr(const void *ptr, int device);
+RT_HIDDEN int rt_target_is_accessible(const void *ptr, size_t size,
+                                      int device);
+RT_HIDDEN const char *rt_uid_from_device(int device);
+RT_HIDDEN int rt_device_from_uid(const char *uid);
+RT_HIDDEN void *rt_target_lock_mem(void *ptr, size_t size, int device);
+RT_HIDDEN void rt_target_unlock_mem(void *ptr, int device);
+/* dump_api.c: every device's mapping table on stdout (LLVM's layout). */
+RT_HIDDEN void rt_dump_mapping_tables(void);
 
 #endif

@@ -49,6 +49,10 @@ rt_data_sources = \
 	src/runtime/kernel_args.c \
 	src/runtime/launch.c \
 	src/runtime/device_memory.c \
+	src/runtime/device_memset.c \
+	src/runtime/device_async.c \
+	src/runtime/device_query.c \
+	src/runtime/dump_api.c \
 	src/runtime/check_api.h \
 	src/runtime/check_api.c \
 	src/runtime/interop.c

@@ -5,6 +5,7 @@
 # visible reason when clang-14 is not installed.
 TESTS += tests/clang/run.sh
 EXTRA_DIST += tests/clang/run.sh tests/clang/check.h tests/clang/check_findings.sh \
+	tests/clang/newer_api.h \
 	$(wildcard $(srcdir)/tests/clang/*.c) \
 	$(wildcard $(srcdir)/tests/clang/*.cpp)
 

@@ -14,6 +14,7 @@ include tests/unit/loader.mk
 include tests/unit/rt.mk
 include tests/unit/tools.mk
 include tests/unit/formats.mk
+include tests/unit/api.mk
 
 # flang's device-link names in libomptarget.so: exported, and abort on the
 # host (src/runtime/abi/device_link.c).

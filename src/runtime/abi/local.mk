@@ -8,6 +8,8 @@ rt_abi_sources += \
 	src/runtime/abi/data.c \
 	src/runtime/abi/mapper.c \
 	src/runtime/abi/omp_api.c \
+	src/runtime/abi/omp_api_memory.c \
+	src/runtime/abi/omp_api_query.c \
 	src/runtime/abi/interop.c \
 	src/runtime/abi/info.c \
 	src/runtime/abi/device_link.c

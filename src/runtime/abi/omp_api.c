@@ -13,23 +13,27 @@ RT_EXPORT int omp_get_num_devices(void) { return rt_num_devices(); }
 RT_EXPORT int omp_get_initial_device(void) { return rt_num_devices(); }
 
 RT_EXPORT void *omp_target_alloc(size_t size, int device_num) {
-  return rt_target_alloc(size, device_num, TARGET_ALLOC_DEFAULT);
+  return rt_target_alloc(size, device_num, TARGET_ALLOC_DEFAULT,
+                         "omp_target_alloc");
 }
 
 RT_EXPORT void *llvm_omp_target_alloc_device(size_t size, int device_num) {
-  return rt_target_alloc(size, device_num, TARGET_ALLOC_DEVICE);
+  return rt_target_alloc(size, device_num, TARGET_ALLOC_DEVICE,
+                         "llvm_omp_target_alloc_device");
 }
 
 RT_EXPORT void *llvm_omp_target_alloc_host(size_t size, int device_num) {
-  return rt_target_alloc(size, device_num, TARGET_ALLOC_HOST);
+  return rt_target_alloc(size, device_num, TARGET_ALLOC_HOST,
+                         "llvm_omp_target_alloc_host");
 }
 
 RT_EXPORT void *llvm_omp_target_alloc_shared(size_t size, int device_num) {
-  return rt_target_alloc(size, device_num, TARGET_ALLOC_SHARED);
+  return rt_target_alloc(size, device_num, TARGET_ALLOC_SHARED,
+                         "llvm_omp_target_alloc_shared");
 }
 
 RT_EXPORT void omp_target_free(void *device_ptr, int device_num) {
-  rt_target_free(device_ptr, device_num);
+  rt_target_free(device_ptr, device_num, "omp_target_free");
 }
 
 RT_EXPORT int omp_target_is_present(const void *ptr, int device_num) {
@@ -40,7 +44,7 @@ RT_EXPORT int omp_target_memcpy(void *dst, const void *src, size_t length,
                                 size_t dst_offset, size_t src_offset,
                                 int dst_device_num, int src_device_num) {
   return rt_target_memcpy(dst, src, length, dst_offset, src_offset,
-                          dst_device_num, src_device_num);
+                          dst_device_num, src_device_num, "omp_target_memcpy");
 }
 
 RT_EXPORT int omp_target_memcpy_rect(
@@ -50,7 +54,8 @@ RT_EXPORT int omp_target_memcpy_rect(
     int dst_device_num, int src_device_num) {
   return rt_target_memcpy_rect(dst, src, element_size, num_dims, volume,
                                dst_offsets, src_offsets, dst_dimensions,
-                               src_dimensions, dst_device_num, src_device_num);
+                               src_dimensions, dst_device_num, src_device_num,
+                               "omp_target_memcpy_rect");
 }
 
 RT_EXPORT int omp_target_associate_ptr(const void *host_ptr,
