@@ -600,6 +600,7 @@ static void test_check_layout(void **state) {
   assert_int_equal(arena_poisoned_bytes(a, d, 8000, &count), 0);
   assert_int_equal(count, 8000 - 8);
   assert_int_equal(arena_free(a, d), 0);
+  arena_settle(a);                /* what a kernel launch does first */
   assert_true(faults((char *)d)); /* quarantined */
   /* A freed block is not handed out again while the range has room. */
   double *e = arena_alloc(a, 8000);
@@ -620,6 +621,39 @@ static void test_check_layout(void **state) {
            (unsigned long)c, (unsigned long)(c + 13));
   assert_non_null(strstr(out, want));
   free(out);
+  arena_destroy(a);
+}
+
+/* Check mode: a freed block keeps its pages read-write until the next
+ * kernel (arena_settle).  An allocation on them needs no system call, but
+ * a guard page that falls on them must still be made PROT_NONE, and
+ * before a kernel every freed page is inaccessible. */
+static void test_check_lazy_protect(void **state) {
+  (void)state;
+  uintptr_t base = TB(23);
+  struct emu_arena *a = arena_create_ex("data", 0, base, 64 << 10, 256,
+                                        ARENA_CHECK, 64 << 10);
+  assert_non_null(a);
+  char *x = arena_alloc(a, 8192); /* pages 1-2, guard 3 */
+  assert_ptr_equal(x, (char *)base + 4096);
+  assert_int_equal(arena_free(a, x), 0);
+  assert_false(faults(x)); /* still read-write: no kernel ran */
+  char *y = arena_alloc(a, 11 * 4096); /* pages 4-14, guard 15 */
+  assert_ptr_equal(y, (char *)base + 4 * 4096);
+  /* The range is full: the quarantined block's extent is reused, and the
+   * new block's guard page (page 2) was part of the freed block. */
+  char *z = arena_alloc(a, 4096);
+  assert_ptr_equal(z, x);
+  assert_false(faults(z));
+  assert_true(faults(z + 4096));
+  /* A block larger than EMU_CHECK_KEEP_MAX is given back at once. */
+  assert_int_equal(arena_free(a, y), 0);
+  assert_true(faults(y + 5 * 4096));
+  assert_int_equal(arena_free(a, z), 0);
+  assert_false(faults(z));
+  arena_settle(a);
+  assert_true(faults(z));
+  assert_true(faults(z + 4096));
   arena_destroy(a);
 }
 
@@ -671,6 +705,7 @@ NO_ASAN static void read_past_end(void) {
 NO_ASAN static void read_freed(void) {
   child_setup();
   arena_free(child_arena, child_block);
+  arena_settle(child_arena); /* what a kernel launch does first */
   (void)*(volatile char *)(child_block + 5);
 }
 
@@ -731,6 +766,7 @@ int main(void) {
       cmocka_unit_test(test_first_fit_many),
       cmocka_unit_test(test_scales),
       cmocka_unit_test(test_check_layout),
+      cmocka_unit_test(test_check_lazy_protect),
       cmocka_unit_test(test_check_many),
       cmocka_unit_test(test_fault_messages),
   };

@@ -165,7 +165,8 @@ static int quar_release_one(struct emu_arena *a) {
     else
       arena_fill(a, n->key, n->len, lazy_asan(a));
   }
-  /* Check mode: the pages stay PROT_NONE and empty until allocated. */
+  /* Check mode: the pages stay PROT_NONE (or read-write until the next
+   * kernel, arena_protect.c) until allocated. */
   free_insert(a, n);
   return 0;
 }
@@ -363,6 +364,22 @@ static struct layout layout_of(const struct emu_arena *a, size_t size) {
   return l;
 }
 
+/* Check mode: make the body of the extent at P read-write and its guard
+ * PROT_NONE.  Pages of freed blocks not yet protected (arena_protect.c)
+ * need no system call. */
+static int make_accessible(struct emu_arena *a, uintptr_t p,
+                           const struct layout *l) {
+  int guard_rw = 0;
+  size_t rw = a->unprot ? arena_unprot_cut(a, p, l->len, l->body, &guard_rw)
+                        : 0;
+  if (guard_rw &&
+      mprotect((void *)(p + l->body), l->len - l->body, PROT_NONE) != 0)
+    return -1;
+  if (rw == l->body)
+    return 0;
+  return mprotect((void *)p, l->body, PROT_READ | PROT_WRITE);
+}
+
 void *arena_alloc(struct emu_arena *a, size_t size) {
   if (size > a->capacity)
     goto full_unlocked;
@@ -379,8 +396,7 @@ void *arena_alloc(struct emu_arena *a, size_t size) {
   if (!n)
     goto full;
   uintptr_t p = f->key;
-  if (arena_is_check(a) &&
-      mprotect((void *)p, l.body, PROT_READ | PROT_WRITE) != 0) {
+  if (arena_is_check(a) && make_accessible(a, p, &l) != 0) {
     ompemu_error("emu", "device %d: cannot make the %s block [" OMPEMU_PTR
                  ", " OMPEMU_PTR ") accessible: %s", a->dev, a->what,
                  OMPEMU_P(p), OMPEMU_P(p + l.body), strerror(errno));
@@ -471,11 +487,14 @@ int arena_free(struct emu_arena *a, void *ptr) {
   if (a->flags & ARENA_LAZY) /* data arenas tell ASan; code is the loader's */
     asan_poison((void *)n->key, n->len);
   if (arena_is_check(a)) {
-    /* Give the pages back and leave them PROT_NONE: quarantined. */
+    /* Quarantined: PROT_NONE from the next kernel on (small blocks keep
+     * their pages for reuse) or at once (large ones give them back). */
     a->guarded -= (n->flags & ANODE_GUARDED) != 0;
-    if (mmap((void *)n->key, body, PROT_NONE,
-             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1,
-             0) == MAP_FAILED)
+    if (body <= EMU_CHECK_KEEP_MAX)
+      arena_unprot_add(a, n->key, body);
+    else if (mmap((void *)n->key, body, PROT_NONE,
+                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED,
+                  -1, 0) == MAP_FAILED)
       arena_fill(a, n->key, body, 1); /* at least poisoned */
     fifo_push(&a->quar, n);
     atree_insert(&a->qtree, n);

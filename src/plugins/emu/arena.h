@@ -31,6 +31,13 @@
 #define EMU_CHECK_GUARDED_MAX 16384
 /* Check mode: freed blocks kept PROT_NONE, at most (oldest go first). */
 #define EMU_CHECK_QUARANTINE_MAX 4096
+/* Check mode: freed blocks of at most this many bytes keep their pages,
+ * read-write until the next kernel (arena_protect.c); larger ones are
+ * given back to the system when freed. */
+#define EMU_CHECK_KEEP_MAX ((size_t)16 << 10)
+/* Check mode: freed ranges left read-write, at most, before they are all
+ * protected without waiting for a kernel. */
+#define EMU_CHECK_UNPROT_MAX 8192
 /* Default mode: freed blocks of at least this many bytes are poisoned
  * lazily (before the next kernel, or when reused). */
 #define EMU_LAZY_FREE_MIN ((size_t)256 << 10)

@@ -74,6 +74,7 @@ void arena_settle_locked(struct emu_arena *a) {
     atree_walk(a->stale, arena_stale_release, a);
     a->stale = NULL;
   }
+  arena_unprot_flush(a);
   atomic_store_explicit(&a->owed, 0, memory_order_relaxed);
 }
 

@@ -29,6 +29,8 @@ struct emu_arena {
   enum emu_poison_kind poison;
   struct abits starts; /* LIVE: extent starts of live blocks */
   struct anode *free, *qtree, *stale;
+  struct anode *unprot;   /* check mode: freed pages still read-write */
+  size_t nunprot;
   struct ahash bystart;
   struct apool pool;
   struct fifo cool, quar;
@@ -59,6 +61,15 @@ void arena_pending_unlink(struct anode *n);
 void arena_stale_fill_one(struct anode *s, void *arg);
 void arena_stale_release(struct anode *s, void *arg);
 void arena_settle_locked(struct emu_arena *a);
+/* arena_protect.c (check mode): freed pages left read-write until the
+ * next kernel.  _add remembers [P, P+LEN); _cut takes [P, P+LEN) out (an
+ * allocation) and returns how many bytes of its first BODY bytes were
+ * read-write, setting *GUARD_RW if any of the rest was; _flush makes them
+ * all PROT_NONE. */
+void arena_unprot_add(struct emu_arena *a, uintptr_t p, size_t len);
+size_t arena_unprot_cut(struct emu_arena *a, uintptr_t p, size_t len,
+                        size_t body, int *guard_rw);
+void arena_unprot_flush(struct emu_arena *a);
 /* The live block whose extent holds P, or NULL. */
 struct anode *arena_extent_of(const struct emu_arena *a, uintptr_t p);
 void arena_check_slack(struct emu_arena *a, const struct anode *n,
