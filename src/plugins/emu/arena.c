@@ -360,7 +360,14 @@ static struct layout layout_of(const struct emu_arena *a, size_t size) {
     return l;
   }
   size_t al = a->quarantine && a->align < PAGE ? PAGE : a->align;
-  l.len = l.body = round_up(size ? size : 1, al);
+  size_t want = size ? size : 1;
+  /* ASan: a data block whose size leaves less than EMU_ASAN_REDZONE bytes
+   * before the alignment gets more, so that a read just past its end
+   * lands in poisoned slack, not in the next block. */
+  if ((a->flags & ARENA_LAZY) && asan_present() &&
+      round_up(want, al) - want < EMU_ASAN_REDZONE)
+    want += EMU_ASAN_REDZONE;
+  l.len = l.body = round_up(want, al);
   return l;
 }
 

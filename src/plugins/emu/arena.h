@@ -38,6 +38,9 @@
 /* Check mode: freed ranges left read-write, at most, before they are all
  * protected without waiting for a kernel. */
 #define EMU_CHECK_UNPROT_MAX 8192
+/* With ASan in the process: bytes of poisoned slack after a data block,
+ * at least (the alignment gives more where the size leaves it). */
+#define EMU_ASAN_REDZONE 16
 /* Default mode: freed blocks of at least this many bytes are poisoned
  * lazily (before the next kernel, or when reused). */
 #define EMU_LAZY_FREE_MIN ((size_t)256 << 10)
