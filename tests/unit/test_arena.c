@@ -657,6 +657,33 @@ static void test_check_lazy_protect(void **state) {
   arena_destroy(a);
 }
 
+/* Check mode: a block allocated on the kept pages of a freed block reads
+ * as the poison, never as the old block's bytes, whether or not a kernel
+ * ran in between. */
+static void test_check_reuse_poisoned(void **state) {
+  (void)state;
+  for (int kernel = 0; kernel < 2; kernel++) {
+    uintptr_t base = TB(24);
+    struct emu_arena *a = arena_create_ex("data", 0, base, 64 << 10, 256,
+                                          ARENA_CHECK, 64 << 10);
+    assert_non_null(a);
+    char *x = arena_alloc(a, 64);
+    assert_int_equal(arena_write_begin(a, x, 64), 0);
+    memset(x, 0x11, 64);
+    if (kernel)
+      arena_settle(a);
+    assert_int_equal(arena_free(a, x), 0);
+    char *y = arena_alloc(a, 12 * 4096); /* pages 3-14: the rest */
+    assert_non_null(y);
+    uint32_t *z = arena_alloc(a, 64 + 16); /* on x's pages, not at x */
+    assert_ptr_equal((char *)z, (char *)base + 8192 - 80);
+    assert_int_equal(arena_read_begin(a, z, 80), 0);
+    for (int i = 0; i < 20; i++)
+      assert_int_equal(z[i], EMU_CHECK_POISON_WORD);
+    arena_destroy(a);
+  }
+}
+
 /* Check mode with more live blocks than may have guard pages: the rest
  * lose their guard, nothing fails. */
 static void test_check_many(void **state) {
@@ -677,6 +704,10 @@ static void test_check_many(void **state) {
   }
   assert_true(faults(blk[0] + 64));
   assert_ptr_equal(blk[N - 1], blk[N - 2] + 4096); /* no guard between */
+  /* Pages opened ahead of unguarded blocks are closed before a kernel. */
+  arena_settle(a);
+  assert_true(faults(blk[N - 1] + 64));
+  assert_false(faults(blk[N - 1]));
   for (int i = 0; i < N; i++)
     assert_int_equal(arena_free(a, blk[i]), 0);
   arena_destroy(a);
@@ -767,6 +798,7 @@ int main(void) {
       cmocka_unit_test(test_scales),
       cmocka_unit_test(test_check_layout),
       cmocka_unit_test(test_check_lazy_protect),
+      cmocka_unit_test(test_check_reuse_poisoned),
       cmocka_unit_test(test_check_many),
       cmocka_unit_test(test_fault_messages),
   };

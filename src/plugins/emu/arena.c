@@ -373,18 +373,37 @@ static struct layout layout_of(const struct emu_arena *a, size_t size) {
 
 /* Check mode: make the body of the extent at P read-write and its guard
  * PROT_NONE.  Pages of freed blocks not yet protected (arena_protect.c)
- * need no system call. */
-static int make_accessible(struct emu_arena *a, uintptr_t p,
-                           const struct layout *l) {
+ * need no system call.  A block without a guard page opens up to
+ * EMU_CHECK_AHEAD bytes of the free extent after it (up to FEND) in the
+ * same call: the next unguarded blocks, which follow it, need none
+ * either, and those pages are protected again before the next kernel. */
+static int make_accessible(struct emu_arena *a, uintptr_t p, uintptr_t fend,
+                           const struct layout *l, size_t *clean) {
   int guard_rw = 0;
-  size_t rw = a->unprot ? arena_unprot_cut(a, p, l->len, l->body, &guard_rw)
+  *clean = 0;
+  size_t rw = a->unprot ? arena_unprot_cut(a, p, l->len, l->body, clean,
+                                           &guard_rw)
                         : 0;
   if (guard_rw &&
       mprotect((void *)(p + l->body), l->len - l->body, PROT_NONE) != 0)
     return -1;
   if (rw == l->body)
     return 0;
-  return mprotect((void *)p, l->body, PROT_READ | PROT_WRITE);
+  size_t ahead = 0;
+  if (!l->guarded) {
+    uintptr_t e = p + l->len;
+    ahead = fend - e < EMU_CHECK_AHEAD ? fend - e : EMU_CHECK_AHEAD;
+    if (ahead) {
+      size_t c;
+      int g;
+      (void)arena_unprot_cut(a, e, ahead, ahead, &c, &g);
+    }
+  }
+  if (mprotect((void *)p, l->body + ahead, PROT_READ | PROT_WRITE) != 0)
+    return -1;
+  if (ahead)
+    arena_unprot_add(a, p + l->len, ahead, 0);
+  return 0;
 }
 
 void *arena_alloc(struct emu_arena *a, size_t size) {
@@ -403,7 +422,9 @@ void *arena_alloc(struct emu_arena *a, size_t size) {
   if (!n)
     goto full;
   uintptr_t p = f->key;
-  if (arena_is_check(a) && make_accessible(a, p, &l) != 0) {
+  size_t clean = 0;
+  if (arena_is_check(a) &&
+      make_accessible(a, p, f->key + f->len, &l, &clean) != 0) {
     ompemu_error("emu", "device %d: cannot make the %s block [" OMPEMU_PTR
                  ", " OMPEMU_PTR ") accessible: %s", a->dev, a->what,
                  OMPEMU_P(p), OMPEMU_P(p + l.body), strerror(errno));
@@ -415,6 +436,7 @@ void *arena_alloc(struct emu_arena *a, size_t size) {
   n->start = p + l.offset;
   n->size = size;
   n->flags = l.guarded ? ANODE_GUARDED : 0;
+  n->born = atomic_load_explicit(&a->settles, memory_order_relaxed);
   if (ahash_insert(&a->bystart, n->key, size, n) != 0) {
     if (arena_is_check(a))
       mprotect((void *)p, l.body, PROT_NONE);
@@ -437,7 +459,8 @@ void *arena_alloc(struct emu_arena *a, size_t size) {
   if (a->stale)
     stale_cut(a, p, l.len);
   if (a->flags & ARENA_LAZY) {
-    arena_pending_link(a, n);
+    if (clean < l.body) /* else every byte holds the poison already */
+      arena_pending_link(a, n);
     /* ASan: the block is usable, its slack is not. */
     asan_unpoison((void *)n->start, size);
     asan_poison((void *)p, l.offset);
@@ -484,7 +507,7 @@ int arena_free(struct emu_arena *a, void *ptr) {
     }
     return -1;
   }
-  arena_check_slack(a, n, "when it was freed");
+  int slack_ok = arena_check_slack(a, n, "when it was freed");
   ahash_remove(&a->bystart, n->key);
   abits_clear(&a->starts, n->key);
   if (n->flags & ANODE_PENDING)
@@ -497,8 +520,13 @@ int arena_free(struct emu_arena *a, void *ptr) {
     /* Quarantined: PROT_NONE from the next kernel on (small blocks keep
      * their pages for reuse) or at once (large ones give them back). */
     a->guarded -= (n->flags & ANODE_GUARDED) != 0;
-    if (body <= EMU_CHECK_KEEP_MAX)
-      arena_unprot_add(a, n->key, body);
+    if (body <= EMU_CHECK_KEEP_MAX) {
+      /* With its slack intact, poisoning the block leaves pages that hold
+       * only the poison: a block allocated on them owes none. */
+      if (slack_ok)
+        arena_fill(a, n->start, n->size, 1);
+      arena_unprot_add(a, n->key, body, slack_ok);
+    }
     else if (mmap((void *)n->key, body, PROT_NONE,
                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED,
                   -1, 0) == MAP_FAILED)

@@ -37,7 +37,10 @@
 #define EMU_CHECK_KEEP_MAX ((size_t)16 << 10)
 /* Check mode: freed ranges left read-write, at most, before they are all
  * protected without waiting for a kernel. */
-#define EMU_CHECK_UNPROT_MAX 8192
+#define EMU_CHECK_UNPROT_MAX 65536
+/* Check mode: bytes of free pages after a block without a guard page that
+ * the allocation opens with it (arena.c, make_accessible). */
+#define EMU_CHECK_AHEAD ((size_t)64 << 10)
 /* With ASan in the process: bytes of poisoned slack after a data block,
  * at least (the alignment gives more where the size leaves it). */
 #define EMU_ASAN_REDZONE 16

@@ -79,6 +79,7 @@ void arena_settle_locked(struct emu_arena *a) {
 }
 
 void arena_settle(struct emu_arena *a) {
+  atomic_fetch_add_explicit(&a->settles, 1, memory_order_relaxed);
   if (!atomic_load_explicit(&a->owed, memory_order_relaxed))
     return;
   pthread_mutex_lock(&a->lock);

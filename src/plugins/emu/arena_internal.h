@@ -35,7 +35,8 @@ struct emu_arena {
   struct apool pool;
   struct fifo cool, quar;
   struct anode pending;   /* list head (next/prev) */
-  atomic_int owed;        /* PENDING or STALE not empty */
+  atomic_int owed;        /* PENDING, STALE or UNPROT not empty */
+  atomic_ulong settles;   /* arena_settle calls: kernels launched */
   size_t guarded;         /* check mode: live blocks with a guard page */
   uintptr_t hwm;          /* end of the highest extent ever allocated */
   size_t cool_max_blocks, cool_max_bytes;
@@ -62,17 +63,21 @@ void arena_stale_fill_one(struct anode *s, void *arg);
 void arena_stale_release(struct anode *s, void *arg);
 void arena_settle_locked(struct emu_arena *a);
 /* arena_protect.c (check mode): freed pages left read-write until the
- * next kernel.  _add remembers [P, P+LEN); _cut takes [P, P+LEN) out (an
- * allocation) and returns how many bytes of its first BODY bytes were
- * read-write, setting *GUARD_RW if any of the rest was; _flush makes them
- * all PROT_NONE. */
-void arena_unprot_add(struct emu_arena *a, uintptr_t p, size_t len);
+ * next kernel.  _add remembers [P, P+LEN) (CLEAN: it holds only the
+ * poison); _cut takes [P, P+LEN) out (an allocation) and returns how many
+ * of its first BODY bytes were read-write, in *CLEAN how many of those
+ * held only the poison, and sets *GUARD_RW if any of the rest was
+ * read-write; _flush makes them all PROT_NONE. */
+void arena_unprot_add(struct emu_arena *a, uintptr_t p, size_t len,
+                      int clean);
 size_t arena_unprot_cut(struct emu_arena *a, uintptr_t p, size_t len,
-                        size_t body, int *guard_rw);
+                        size_t body, size_t *clean, int *guard_rw);
 void arena_unprot_flush(struct emu_arena *a);
 /* The live block whose extent holds P, or NULL. */
 struct anode *arena_extent_of(const struct emu_arena *a, uintptr_t p);
-void arena_check_slack(struct emu_arena *a, const struct anode *n,
-                       const char *when);
+/* Check mode: report overwritten slack around live block N; 1 if all of
+ * it was found to hold the poison. */
+int arena_check_slack(struct emu_arena *a, const struct anode *n,
+                      const char *when);
 
 #endif

@@ -25,7 +25,8 @@ static void protect(struct emu_arena *a, uintptr_t p, size_t len) {
                  a->what, OMPEMU_P(p), OMPEMU_P(p + len), strerror(errno));
 }
 
-void arena_unprot_add(struct emu_arena *a, uintptr_t p, size_t len) {
+void arena_unprot_add(struct emu_arena *a, uintptr_t p, size_t len,
+                      int clean) {
   struct anode *s = apool_get(&a->pool);
   if (!s) { /* no memory to remember it: protect now */
     protect(a, p, len);
@@ -33,6 +34,7 @@ void arena_unprot_add(struct emu_arena *a, uintptr_t p, size_t len) {
   }
   s->key = p;
   s->len = len;
+  s->flags = clean ? ANODE_CLEAN : 0;
   atree_insert(&a->unprot, s);
   a->nunprot++;
   atomic_store_explicit(&a->owed, 1, memory_order_relaxed);
@@ -40,9 +42,10 @@ void arena_unprot_add(struct emu_arena *a, uintptr_t p, size_t len) {
     arena_unprot_flush(a);
 }
 
-/* Insert [P, P+LEN) reusing node S if given; protect it without memory. */
+/* Insert [P, P+LEN) with FLAGS reusing node S if given; protect it
+ * without memory. */
 static void reinsert(struct emu_arena *a, struct anode *s, uintptr_t p,
-                     size_t len) {
+                     size_t len, unsigned flags) {
   if (!s)
     s = apool_get(&a->pool);
   if (!s) {
@@ -52,34 +55,41 @@ static void reinsert(struct emu_arena *a, struct anode *s, uintptr_t p,
   memset(s, 0, sizeof *s);
   s->key = p;
   s->len = len;
+  s->flags = flags;
   atree_insert(&a->unprot, s);
   a->nunprot++;
 }
 
 size_t arena_unprot_cut(struct emu_arena *a, uintptr_t p, size_t len,
-                        size_t body, int *guard_rw) {
+                        size_t body, size_t *clean, int *guard_rw) {
   uintptr_t e = p + len, be = p + body;
   size_t covered = 0;
+  *clean = 0;
   *guard_rw = 0;
   struct anode *s = atree_floor(a->unprot, p);
   if (!s || s->key + s->len <= p)
     s = atree_ceil(a->unprot, p);
   while (s && s->key < e) {
     uintptr_t sk = s->key, se = s->key + s->len;
+    unsigned fl = s->flags;
     atree_remove(&a->unprot, sk);
     a->nunprot--;
     uintptr_t lo = sk > p ? sk : p, hi = se < e ? se : e;
-    if (lo < be)
-      covered += (hi < be ? hi : be) - lo;
+    if (lo < be) {
+      size_t in = (hi < be ? hi : be) - lo;
+      covered += in;
+      if (fl & ANODE_CLEAN)
+        *clean += in;
+    }
     if (hi > be)
       *guard_rw = 1;
     struct anode *spare = s;
     if (sk < p) {
-      reinsert(a, spare, sk, p - sk);
+      reinsert(a, spare, sk, p - sk, fl);
       spare = NULL;
     }
     if (se > e) {
-      reinsert(a, spare, e, se - e);
+      reinsert(a, spare, e, se - e, fl);
       spare = NULL;
     }
     if (spare)
@@ -94,9 +104,27 @@ struct flush_run {
   uintptr_t lo, hi;
 };
 
+/* 1 if a live extent overlaps [LO, HI). */
+static int live_in(const struct emu_arena *a, uintptr_t lo, uintptr_t hi) {
+  uintptr_t k = abits_floor(&a->starts, hi - 1);
+  if (!k)
+    return 0;
+  if (k >= lo)
+    return 1;
+  const struct hslot *h = ahash_find(&a->bystart, k);
+  return h && k + h->node->len > lo;
+}
+
+/* Ranges are joined across gaps of at most this many bytes that hold no
+ * live block: such pages are PROT_NONE already (a freed block's guard
+ * page, typically), so one call covers many freed blocks. */
+#define JOIN_GAP_MAX ((size_t)1 << 20)
+
 static void flush_one(struct anode *s, void *arg) {
   struct flush_run *r = arg;
-  if (r->hi != s->key) {
+  if (r->hi != s->key &&
+      (!r->hi || s->key - r->hi > JOIN_GAP_MAX ||
+       live_in(r->a, r->hi, s->key))) {
     protect(r->a, r->lo, r->hi - r->lo);
     r->lo = s->key;
   }
