@@ -600,7 +600,9 @@ static void test_check_layout(void **state) {
   assert_int_equal(arena_poisoned_bytes(a, d, 8000, &count), 0);
   assert_int_equal(count, 8000 - 8);
   assert_int_equal(arena_free(a, d), 0);
-  arena_settle(a);                /* what a kernel launch does first */
+  /* What a kernel launch given D does first (arena_protect.c). */
+  arena_settle(a);
+  arena_note_kernel(a, d, (void *)0x1234);
   assert_true(faults((char *)d)); /* quarantined */
   /* A freed block is not handed out again while the range has room. */
   double *e = arena_alloc(a, 8000);
@@ -624,10 +626,11 @@ static void test_check_layout(void **state) {
   arena_destroy(a);
 }
 
-/* Check mode: a freed block keeps its pages read-write until the next
- * kernel (arena_settle).  An allocation on them needs no system call, but
- * a guard page that falls on them must still be made PROT_NONE, and
- * before a kernel every freed page is inaccessible. */
+/* Check mode: a freed block keeps its pages read-write for a while
+ * (arena_protect.c).  An allocation on them needs no system call, but a
+ * guard page that falls on them must still be made PROT_NONE; freed pages
+ * become inaccessible before the EMU_CHECK_PROTECT_EVERY-th kernel after
+ * the free, or before a kernel given a pointer into them. */
 static void test_check_lazy_protect(void **state) {
   (void)state;
   uintptr_t base = TB(23);
@@ -651,6 +654,9 @@ static void test_check_lazy_protect(void **state) {
   assert_true(faults(y + 5 * 4096));
   assert_int_equal(arena_free(a, z), 0);
   assert_false(faults(z));
+  for (int i = 1; i < EMU_CHECK_PROTECT_EVERY; i++)
+    arena_settle(a);
+  assert_false(faults(z));
   arena_settle(a);
   assert_true(faults(z));
   assert_true(faults(z + 4096));
@@ -659,10 +665,11 @@ static void test_check_lazy_protect(void **state) {
 
 /* Check mode: a block allocated on the kept pages of a freed block reads
  * as the poison, never as the old block's bytes, whether or not a kernel
- * ran in between. */
+ * ran in between, and when a kernel wrote the freed block before its
+ * pages were protected (case 2). */
 static void test_check_reuse_poisoned(void **state) {
   (void)state;
-  for (int kernel = 0; kernel < 2; kernel++) {
+  for (int kernel = 0; kernel < 3; kernel++) {
     uintptr_t base = TB(24);
     struct emu_arena *a = arena_create_ex("data", 0, base, 64 << 10, 256,
                                           ARENA_CHECK, 64 << 10);
@@ -670,9 +677,13 @@ static void test_check_reuse_poisoned(void **state) {
     char *x = arena_alloc(a, 64);
     assert_int_equal(arena_write_begin(a, x, 64), 0);
     memset(x, 0x11, 64);
-    if (kernel)
+    if (kernel == 1)
       arena_settle(a);
     assert_int_equal(arena_free(a, x), 0);
+    if (kernel == 2) {
+      arena_settle(a);
+      memset(x - 16, 0x22, 80); /* a kernel's write after the free */
+    }
     char *y = arena_alloc(a, 12 * 4096); /* pages 3-14: the rest */
     assert_non_null(y);
     uint32_t *z = arena_alloc(a, 64 + 16); /* on x's pages, not at x */
@@ -736,7 +747,9 @@ NO_ASAN static void read_past_end(void) {
 NO_ASAN static void read_freed(void) {
   child_setup();
   arena_free(child_arena, child_block);
-  arena_settle(child_arena); /* what a kernel launch does first */
+  /* What a kernel launch given the pointer does first. */
+  arena_settle(child_arena);
+  arena_note_kernel(child_arena, child_block, (void *)0x1234);
   (void)*(volatile char *)(child_block + 5);
 }
 

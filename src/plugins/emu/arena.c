@@ -402,7 +402,7 @@ static int make_accessible(struct emu_arena *a, uintptr_t p, uintptr_t fend,
   if (mprotect((void *)p, l->body + ahead, PROT_READ | PROT_WRITE) != 0)
     return -1;
   if (ahead)
-    arena_unprot_add(a, p + l->len, ahead, 0);
+    arena_unprot_add(a, p + l->len, ahead, UNPROT_FRESH);
   return 0;
 }
 
@@ -525,7 +525,7 @@ int arena_free(struct emu_arena *a, void *ptr) {
        * only the poison: a block allocated on them owes none. */
       if (slack_ok)
         arena_fill(a, n->start, n->size, 1);
-      arena_unprot_add(a, n->key, body, slack_ok);
+      arena_unprot_add(a, n->key, body, slack_ok ? UNPROT_CLEAN : 0);
     }
     else if (mmap((void *)n->key, body, PROT_NONE,
                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED,

@@ -38,6 +38,10 @@
 /* Check mode: freed ranges left read-write, at most, before they are all
  * protected without waiting for a kernel. */
 #define EMU_CHECK_UNPROT_MAX 65536
+/* Check mode: freed blocks are made inaccessible at the latest before the
+ * kernel launched this many kernels after the oldest was freed (at once
+ * when a kernel is given a pointer into one): arena_protect.c. */
+#define EMU_CHECK_PROTECT_EVERY 64
 /* Check mode: bytes of free pages after a block without a guard page that
  * the allocation opens with it (arena.c, make_accessible). */
 #define EMU_CHECK_AHEAD ((size_t)64 << 10)

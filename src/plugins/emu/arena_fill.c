@@ -74,8 +74,8 @@ void arena_settle_locked(struct emu_arena *a) {
     atree_walk(a->stale, arena_stale_release, a);
     a->stale = NULL;
   }
-  arena_unprot_flush(a);
-  atomic_store_explicit(&a->owed, 0, memory_order_relaxed);
+  arena_unprot_before_kernel(a);
+  atomic_store_explicit(&a->owed, a->unprot != NULL, memory_order_relaxed);
 }
 
 void arena_settle(struct emu_arena *a) {

@@ -31,6 +31,8 @@ struct emu_arena {
   struct anode *free, *qtree, *stale;
   struct anode *unprot;   /* check mode: freed pages still read-write */
   size_t nunprot;
+  unsigned long unprot_since; /* SETTLES when UNPROT became non-empty */
+  int unprot_fresh;       /* UNPROT holds pages opened ahead */
   struct ahash bystart;
   struct apool pool;
   struct fifo cool, quar;
@@ -62,17 +64,22 @@ void arena_pending_unlink(struct anode *n);
 void arena_stale_fill_one(struct anode *s, void *arg);
 void arena_stale_release(struct anode *s, void *arg);
 void arena_settle_locked(struct emu_arena *a);
-/* arena_protect.c (check mode): freed pages left read-write until the
- * next kernel.  _add remembers [P, P+LEN) (CLEAN: it holds only the
- * poison); _cut takes [P, P+LEN) out (an allocation) and returns how many
- * of its first BODY bytes were read-write, in *CLEAN how many of those
- * held only the poison, and sets *GUARD_RW if any of the rest was
- * read-write; _flush makes them all PROT_NONE. */
+/* arena_protect.c (check mode): freed pages left read-write for a while.
+ * _add remembers [P, P+LEN) (HOW: UNPROT_*); _cut takes [P, P+LEN) out
+ * (an allocation) and returns how many of its first BODY bytes were
+ * read-write, in *CLEAN how many of those still hold only the poison, and
+ * sets *GUARD_RW if any of the rest was read-write; _flush makes them all
+ * PROT_NONE; _before_kernel flushes when the next kernel must not reach
+ * them; _arg when a kernel is given the address P and it lies in them. */
+#define UNPROT_CLEAN 0x1 /* the range holds only the poison */
+#define UNPROT_FRESH 0x2 /* never-allocated pages opened ahead */
 void arena_unprot_add(struct emu_arena *a, uintptr_t p, size_t len,
-                      int clean);
+                      unsigned how);
 size_t arena_unprot_cut(struct emu_arena *a, uintptr_t p, size_t len,
                         size_t body, size_t *clean, int *guard_rw);
 void arena_unprot_flush(struct emu_arena *a);
+void arena_unprot_before_kernel(struct emu_arena *a);
+void arena_unprot_arg(struct emu_arena *a, uintptr_t p);
 /* The live block whose extent holds P, or NULL. */
 struct anode *arena_extent_of(const struct emu_arena *a, uintptr_t p);
 /* Check mode: report overwritten slack around live block N; 1 if all of

@@ -1,14 +1,18 @@
 /* Check mode: lazy protection of freed blocks (see arena.h, ARENA_CHECK).
- * A freed block's pages stay read-write and populated (the UNPROT treap)
- * until a kernel is about to run (arena_settle), so that freeing costs no
- * system call and an allocation that lands on them needs none either.
- * Before a kernel every page that is not part of a live block's body is
- * PROT_NONE again: arena_unprot_flush protects the whole set, adjacent
- * ranges in one mprotect.  Only device code can read freed device memory
- * without a check (copies are checked against the live blocks), so a
- * freed read still faults in every run; what a kernel already running on
- * another thread reads of a block freed under it is not caught (a race in
- * the program, as for the lazy poison).  Callers hold the arena's lock. */
+ * A freed block's pages stay read-write and populated (the UNPROT treap),
+ * holding the poison, so that freeing costs no system call and an
+ * allocation that lands on them needs none either.  They are made
+ * PROT_NONE together (arena_unprot_flush, adjacent ranges in one call)
+ * before a kernel that is given a pointer into them (arena_note_kernel),
+ * before the kernel EMU_CHECK_PROTECT_EVERY launches after the oldest of
+ * them was freed, and before any kernel while pages never allocated were
+ * opened ahead (arena.c).  Making pages inaccessible costs a TLB
+ * shootdown across the process's running threads (an IPI each, about
+ * 10 us on a 2-vCPU VM): once per kernel it was most of what check mode
+ * cost.  Only device code can touch freed device memory unchecked
+ * (copies are checked against the live blocks).  The order of frees and
+ * launches decides when pages are protected, so a run faults at the same
+ * point every time.  Callers hold the arena's lock. */
 #include "config.h"
 #include "arena_internal.h"
 #include "trace.h"
@@ -25,16 +29,25 @@ static void protect(struct emu_arena *a, uintptr_t p, size_t len) {
                  a->what, OMPEMU_P(p), OMPEMU_P(p + len), strerror(errno));
 }
 
+static unsigned long settles_now(struct emu_arena *a) {
+  return atomic_load_explicit(&a->settles, memory_order_relaxed);
+}
+
 void arena_unprot_add(struct emu_arena *a, uintptr_t p, size_t len,
-                      int clean) {
+                      unsigned how) {
   struct anode *s = apool_get(&a->pool);
   if (!s) { /* no memory to remember it: protect now */
     protect(a, p, len);
     return;
   }
+  if (!a->unprot)
+    a->unprot_since = settles_now(a);
+  if (how & UNPROT_FRESH)
+    a->unprot_fresh = 1;
   s->key = p;
   s->len = len;
-  s->flags = clean ? ANODE_CLEAN : 0;
+  s->flags = how & UNPROT_CLEAN ? ANODE_CLEAN : 0;
+  s->born = settles_now(a);
   atree_insert(&a->unprot, s);
   a->nunprot++;
   atomic_store_explicit(&a->owed, 1, memory_order_relaxed);
@@ -42,10 +55,10 @@ void arena_unprot_add(struct emu_arena *a, uintptr_t p, size_t len,
     arena_unprot_flush(a);
 }
 
-/* Insert [P, P+LEN) with FLAGS reusing node S if given; protect it
- * without memory. */
+/* Insert [P, P+LEN) with FLAGS and BORN reusing node S if given;
+ * protect it without memory. */
 static void reinsert(struct emu_arena *a, struct anode *s, uintptr_t p,
-                     size_t len, unsigned flags) {
+                     size_t len, unsigned flags, unsigned long born) {
   if (!s)
     s = apool_get(&a->pool);
   if (!s) {
@@ -56,6 +69,7 @@ static void reinsert(struct emu_arena *a, struct anode *s, uintptr_t p,
   s->key = p;
   s->len = len;
   s->flags = flags;
+  s->born = born;
   atree_insert(&a->unprot, s);
   a->nunprot++;
 }
@@ -72,24 +86,26 @@ size_t arena_unprot_cut(struct emu_arena *a, uintptr_t p, size_t len,
   while (s && s->key < e) {
     uintptr_t sk = s->key, se = s->key + s->len;
     unsigned fl = s->flags;
+    unsigned long born = s->born;
     atree_remove(&a->unprot, sk);
     a->nunprot--;
     uintptr_t lo = sk > p ? sk : p, hi = se < e ? se : e;
     if (lo < be) {
       size_t in = (hi < be ? hi : be) - lo;
       covered += in;
-      if (fl & ANODE_CLEAN)
+      /* Clean only if no kernel could have written it since. */
+      if ((fl & ANODE_CLEAN) && born == settles_now(a))
         *clean += in;
     }
     if (hi > be)
       *guard_rw = 1;
     struct anode *spare = s;
     if (sk < p) {
-      reinsert(a, spare, sk, p - sk, fl);
+      reinsert(a, spare, sk, p - sk, fl, born);
       spare = NULL;
     }
     if (se > e) {
-      reinsert(a, spare, e, se - e, fl);
+      reinsert(a, spare, e, se - e, fl, born);
       spare = NULL;
     }
     if (spare)
@@ -144,4 +160,18 @@ void arena_unprot_flush(struct emu_arena *a) {
   atree_walk(a->unprot, release_one, a);
   a->unprot = NULL;
   a->nunprot = 0;
+  a->unprot_fresh = 0;
+}
+
+void arena_unprot_before_kernel(struct emu_arena *a) {
+  if (a->unprot &&
+      (a->unprot_fresh ||
+       settles_now(a) - a->unprot_since >= EMU_CHECK_PROTECT_EVERY))
+    arena_unprot_flush(a);
+}
+
+void arena_unprot_arg(struct emu_arena *a, uintptr_t p) {
+  struct anode *s = atree_floor(a->unprot, p);
+  if (s && p < s->key + s->len)
+    arena_unprot_flush(a);
 }

@@ -153,6 +153,8 @@ void arena_note_kernel(struct emu_arena *a, const void *ptr,
   struct anode *n = arena_extent_of(a, p);
   if (n)
     n->last_kernel = entry;
+  else if (a->unprot) /* a freed block: make it fault */
+    arena_unprot_arg(a, p);
   pthread_mutex_unlock(&a->lock);
 }
 
