@@ -508,6 +508,7 @@ int arena_free(struct emu_arena *a, void *ptr) {
     return -1;
   }
   int slack_ok = arena_check_slack(a, n, "when it was freed");
+  int owed = (n->flags & ANODE_PENDING) != 0;
   ahash_remove(&a->bystart, n->key);
   abits_clear(&a->starts, n->key);
   if (n->flags & ANODE_PENDING)
@@ -523,9 +524,13 @@ int arena_free(struct emu_arena *a, void *ptr) {
     if (body <= EMU_CHECK_KEEP_MAX) {
       /* With its slack intact, poisoning the block leaves pages that hold
        * only the poison: a block allocated on them owes none. */
-      if (slack_ok)
+      if (owed) /* never poisoned: fresh pages read as zeros */
+        arena_fill(a, n->key, body, 1);
+      else if (slack_ok)
         arena_fill(a, n->start, n->size, 1);
-      arena_unprot_add(a, n->key, body, slack_ok ? UNPROT_CLEAN : 0);
+      arena_unprot_add(a, n->key, body,
+                       (slack_ok || owed ? UNPROT_CLEAN : 0) |
+                           (n->flags & ANODE_EXPOSED ? UNPROT_URGENT : 0));
     }
     else if (mmap((void *)n->key, body, PROT_NONE,
                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED,

@@ -28,6 +28,7 @@ struct anode {
 #define ANODE_PENDING 0x1 /* live: not yet poisoned, content stale */
 #define ANODE_GUARDED 0x2 /* check mode: a guard page follows the block */
 #define ANODE_CLEAN 0x4   /* unprotected freed range: all poison */
+#define ANODE_EXPOSED 0x8 /* live: its address was copied to the device */
 
 /* Treap operations; ROOT is updated in place. */
 void atree_insert(struct anode **root, struct anode *n);

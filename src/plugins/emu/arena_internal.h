@@ -32,7 +32,8 @@ struct emu_arena {
   struct anode *unprot;   /* check mode: freed pages still read-write */
   size_t nunprot;
   unsigned long unprot_since; /* SETTLES when UNPROT became non-empty */
-  int unprot_fresh;       /* UNPROT holds pages opened ahead */
+  int unprot_urgent; /* UNPROT holds pages opened ahead or a block whose
+                     * address was copied to the device */
   struct ahash bystart;
   struct apool pool;
   struct fifo cool, quar;
@@ -73,6 +74,7 @@ void arena_settle_locked(struct emu_arena *a);
  * them; _arg when a kernel is given the address P and it lies in them. */
 #define UNPROT_CLEAN 0x1 /* the range holds only the poison */
 #define UNPROT_FRESH 0x2 /* never-allocated pages opened ahead */
+#define UNPROT_URGENT 0x4 /* protect before the next kernel */
 void arena_unprot_add(struct emu_arena *a, uintptr_t p, size_t len,
                       unsigned how);
 size_t arena_unprot_cut(struct emu_arena *a, uintptr_t p, size_t len,

@@ -4,9 +4,14 @@
  * allocation that lands on them needs none either.  They are made
  * PROT_NONE together (arena_unprot_flush, adjacent ranges in one call)
  * before a kernel that is given a pointer into them (arena_note_kernel),
- * before the kernel EMU_CHECK_PROTECT_EVERY launches after the oldest of
- * them was freed, and before any kernel while pages never allocated were
- * opened ahead (arena.c).  Making pages inaccessible costs a TLB
+ * before the next kernel when the freed block's address was ever copied
+ * to the device (arena_note_pointers: an attached pointer, a struct
+ * member, a device pointer the program stored), before the kernel
+ * EMU_CHECK_PROTECT_EVERY launches after the oldest of them was freed,
+ * and before any kernel while pages never allocated were opened ahead
+ * (arena.c).  What is left to the delay: a block only its kernels'
+ * arguments pointed to, whose address a kernel stored in device memory
+ * itself.  Making pages inaccessible costs a TLB
  * shootdown across the process's running threads (an IPI each, about
  * 10 us on a 2-vCPU VM): once per kernel it was most of what check mode
  * cost.  Only device code can touch freed device memory unchecked
@@ -42,8 +47,8 @@ void arena_unprot_add(struct emu_arena *a, uintptr_t p, size_t len,
   }
   if (!a->unprot)
     a->unprot_since = settles_now(a);
-  if (how & UNPROT_FRESH)
-    a->unprot_fresh = 1;
+  if (how & (UNPROT_FRESH | UNPROT_URGENT))
+    a->unprot_urgent = 1;
   s->key = p;
   s->len = len;
   s->flags = how & UNPROT_CLEAN ? ANODE_CLEAN : 0;
@@ -160,12 +165,12 @@ void arena_unprot_flush(struct emu_arena *a) {
   atree_walk(a->unprot, release_one, a);
   a->unprot = NULL;
   a->nunprot = 0;
-  a->unprot_fresh = 0;
+  a->unprot_urgent = 0;
 }
 
 void arena_unprot_before_kernel(struct emu_arena *a) {
   if (a->unprot &&
-      (a->unprot_fresh ||
+      (a->unprot_urgent ||
        settles_now(a) - a->unprot_since >= EMU_CHECK_PROTECT_EVERY))
     arena_unprot_flush(a);
 }

@@ -144,6 +144,35 @@ int arena_poisoned_bytes(struct emu_arena *a, const void *ptr, size_t size,
   return rc;
 }
 
+void arena_note_pointers(struct emu_arena *a, const void *src, size_t n) {
+  if (!arena_is_check(a) || n < sizeof(uint64_t))
+    return;
+  const unsigned char *c = src;
+  uintptr_t lo = a->base, hi = a->base + a->span;
+  size_t i = 0, words = n / sizeof(uint64_t);
+  uint64_t w;
+  /* Most copies carry no device address: look without the lock first. */
+  for (; i < words; i++) {
+    memcpy(&w, c + i * sizeof w, sizeof w);
+    if (w >= lo && w < hi)
+      break;
+  }
+  if (i == words)
+    return;
+  pthread_mutex_lock(&a->lock);
+  for (; i < words; i++) {
+    memcpy(&w, c + i * sizeof w, sizeof w);
+    if (w < lo || w >= hi)
+      continue;
+    struct anode *b = arena_extent_of(a, (uintptr_t)w);
+    if (b)
+      b->flags |= ANODE_EXPOSED;
+    else if (a->unprot)
+      arena_unprot_arg(a, (uintptr_t)w);
+  }
+  pthread_mutex_unlock(&a->lock);
+}
+
 void arena_note_kernel(struct emu_arena *a, const void *ptr,
                        const void *entry) {
   uintptr_t p = (uintptr_t)ptr;
