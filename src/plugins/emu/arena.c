@@ -14,8 +14,9 @@
  *    largest extent of each subtree: the lowest extent that fits is found
  *    in O(log n), so the same requests always give the same addresses.
  *  - COOL: FIFO of freed blocks held back from reuse (the reuse delay).
- *  - QUAR / QTREE: FIFO and treap of quarantined (PROT_NONE) blocks; they
- *    return to FREE when an allocation would otherwise fail.
+ *  - QUAR: FIFO of quarantined blocks; they return to FREE when an
+ *    allocation would otherwise fail.  Only a fault's description looks
+ *    one up (a walk), so no tree is kept for them.
  *  - PENDING: list of live blocks whose poison is still owed (lazy).
  *  - STALE: treap of freed ranges whose poison is still owed (lazy).
  * Poison writing and the system calls happen under the lock, so a copy
@@ -156,7 +157,6 @@ static int quar_release_one(struct emu_arena *a) {
   struct anode *n = fifo_pop(&a->quar);
   if (!n)
     return -1;
-  atree_remove(&a->qtree, n->key);
   if (!arena_is_check(a)) {
     /* OMPEMU_QUARANTINE: the pages come back readable, poisoned. */
     mprotect((void *)n->key, n->len, PROT_READ | PROT_WRITE);
@@ -537,7 +537,6 @@ int arena_free(struct emu_arena *a, void *ptr) {
                   -1, 0) == MAP_FAILED)
       arena_fill(a, n->key, body, 1); /* at least poisoned */
     fifo_push(&a->quar, n);
-    atree_insert(&a->qtree, n);
     /* Bounded: each quarantined block may keep a mapping of its own. */
     while (a->quar.n > EMU_CHECK_QUARANTINE_MAX)
       quar_release_one(a);
@@ -545,7 +544,6 @@ int arena_free(struct emu_arena *a, void *ptr) {
     arena_fill(a, n->key, n->len, lazy_asan(a));
     mprotect((void *)n->key, n->len, PROT_NONE);
     fifo_push(&a->quar, n);
-    atree_insert(&a->qtree, n);
   } else {
     if (!(a->flags & ARENA_LAZY) && a->align >= PAGE &&
         n->key % PAGE == 0 && n->len % PAGE == 0)

@@ -28,7 +28,7 @@ struct emu_arena {
   int quarantine; /* OMPEMU_QUARANTINE (page-sized blocks) */
   enum emu_poison_kind poison;
   struct abits starts; /* LIVE: extent starts of live blocks */
-  struct anode *free, *qtree, *stale;
+  struct anode *free, *stale;
   struct anode *unprot;   /* check mode: freed pages still read-write */
   size_t nunprot;
   unsigned long unprot_since; /* SETTLES when UNPROT became non-empty */

@@ -236,7 +236,9 @@ int arena_describe(struct emu_arena *a, uintptr_t x, char *buf, size_t len) {
       nanosleep(&(struct timespec){0, 1000000}, NULL);
   }
   struct anode *n = arena_extent_of(a, x);
-  struct anode *q = atree_floor(a->qtree, x);
+  struct anode *q = a->quar.head; /* a fault's description: a walk will do */
+  while (q && !(x >= q->key && x < q->key + q->len))
+    q = q->next;
   if (n) {
     relative(buf, len, a->what, x, n, "the live");
   } else if (q && x < q->key + q->len) {
