@@ -663,6 +663,43 @@ static void test_check_lazy_protect(void **state) {
   arena_destroy(a);
 }
 
+/* Check mode: freed blocks are protected together, joined across the
+ * guard pages between them but never across a live block; a pointer to a
+ * freed block copied to the device, or given to a kernel, protects it
+ * before the next kernel. */
+static void test_check_protect_runs(void **state) {
+  (void)state;
+  struct emu_arena *a = arena_create_ex("data", 0, TB(25), 4 * MB, 256,
+                                        ARENA_CHECK, 64 * MB);
+  char *b[5];
+  for (int i = 0; i < 5; i++)
+    b[i] = arena_alloc(a, 64);
+  assert_int_equal(arena_free(a, b[0]), 0);
+  assert_int_equal(arena_free(a, b[1]), 0);
+  assert_int_equal(arena_free(a, b[3]), 0);
+  for (int i = 0; i < EMU_CHECK_PROTECT_EVERY; i++)
+    arena_settle(a);
+  assert_true(faults(b[0]) && faults(b[1]) && faults(b[3]));
+  assert_false(faults(b[2]));
+  assert_false(faults(b[4]));
+  /* B[2]'s address goes to the device: once freed, it is protected before
+   * the next kernel. */
+  uint64_t words[2] = {42, (uint64_t)(uintptr_t)(b[2] + 8)};
+  arena_note_pointers(a, words, sizeof words);
+  assert_int_equal(arena_free(a, b[2]), 0);
+  assert_false(faults(b[2]));
+  arena_settle(a);
+  assert_true(faults(b[2]));
+  assert_false(faults(b[4]));
+  /* A kernel given a pointer into freed B[4]. */
+  assert_int_equal(arena_free(a, b[4]), 0);
+  arena_settle(a);
+  assert_false(faults(b[4]));
+  arena_note_kernel(a, b[4] + 16, (void *)0x1234);
+  assert_true(faults(b[4]));
+  arena_destroy(a);
+}
+
 /* Check mode: a block allocated on the kept pages of a freed block reads
  * as the poison, never as the old block's bytes, whether or not a kernel
  * ran in between, and when a kernel wrote the freed block before its
@@ -812,6 +849,7 @@ int main(void) {
       cmocka_unit_test(test_check_layout),
       cmocka_unit_test(test_check_lazy_protect),
       cmocka_unit_test(test_check_reuse_poisoned),
+      cmocka_unit_test(test_check_protect_runs),
       cmocka_unit_test(test_check_many),
       cmocka_unit_test(test_fault_messages),
   };
