@@ -405,9 +405,14 @@ static int make_accessible(struct emu_arena *a, uintptr_t p, uintptr_t fend,
    * own that never merges with the bodies beside it, so a block of the
    * same layout allocated there again changes the protection of exactly
    * one mapping, without splitting and merging (2 us less per allocation
-   * here).  Only a hint: nothing depends on it. */
-  if (l->guarded && p + l->len > a->hwm)
-    (void)madvise((void *)(p + l->body), PAGE, MADV_DONTDUMP);
+   * here).  Only a hint: nothing depends on it.  At most twice as many
+   * pages as the quarantine holds blocks are ever marked (enough for a
+   * loop that cycles through it), as each may stay a mapping of its own
+   * and the kernel limits their number. */
+  if (l->guarded && p + l->len > a->hwm &&
+      a->dontdump < 2 * EMU_CHECK_QUARANTINE_MAX &&
+      madvise((void *)(p + l->body), PAGE, MADV_DONTDUMP) == 0)
+    a->dontdump++;
   if (ahead)
     arena_unprot_add(a, p + l->len, ahead, UNPROT_FRESH);
   return 0;

@@ -41,6 +41,7 @@ struct emu_arena {
   atomic_int owed;        /* PENDING, STALE or UNPROT not empty */
   atomic_ulong settles;   /* arena_settle calls: kernels launched */
   size_t guarded;         /* check mode: live blocks with a guard page */
+  size_t dontdump;        /* check mode: guard pages marked MADV_DONTDUMP */
   uintptr_t hwm;          /* end of the highest extent ever allocated */
   size_t cool_max_blocks, cool_max_bytes;
 };
