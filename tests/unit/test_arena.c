@@ -600,6 +600,9 @@ static void test_check_layout(void **state) {
   assert_int_equal(arena_poisoned_bytes(a, d, 8000, &count), 0);
   assert_int_equal(count, 8000 - 8);
   assert_int_equal(arena_free(a, d), 0);
+  /* What a kernel launch given D does first (arena_protect.c). */
+  arena_settle(a);
+  arena_note_kernel(a, d, (void *)0x1234);
   assert_true(faults((char *)d)); /* quarantined */
   /* A freed block is not handed out again while the range has room. */
   double *e = arena_alloc(a, 8000);
@@ -623,6 +626,112 @@ static void test_check_layout(void **state) {
   arena_destroy(a);
 }
 
+/* Check mode: a freed block keeps its pages read-write for a while
+ * (arena_protect.c).  An allocation on them needs no system call, but a
+ * guard page that falls on them must still be made PROT_NONE; freed pages
+ * become inaccessible before the EMU_CHECK_PROTECT_EVERY-th kernel after
+ * the free, or before a kernel given a pointer into them. */
+static void test_check_lazy_protect(void **state) {
+  (void)state;
+  uintptr_t base = TB(23);
+  struct emu_arena *a = arena_create_ex("data", 0, base, 64 << 10, 256,
+                                        ARENA_CHECK, 64 << 10);
+  assert_non_null(a);
+  char *x = arena_alloc(a, 8192); /* pages 1-2, guard 3 */
+  assert_ptr_equal(x, (char *)base + 4096);
+  assert_int_equal(arena_free(a, x), 0);
+  assert_false(faults(x)); /* still read-write: no kernel ran */
+  char *y = arena_alloc(a, 11 * 4096); /* pages 4-14, guard 15 */
+  assert_ptr_equal(y, (char *)base + 4 * 4096);
+  /* The range is full: the quarantined block's extent is reused, and the
+   * new block's guard page (page 2) was part of the freed block. */
+  char *z = arena_alloc(a, 4096);
+  assert_ptr_equal(z, x);
+  assert_false(faults(z));
+  assert_true(faults(z + 4096));
+  /* A block larger than EMU_CHECK_KEEP_MAX is given back at once. */
+  assert_int_equal(arena_free(a, y), 0);
+  assert_true(faults(y + 5 * 4096));
+  assert_int_equal(arena_free(a, z), 0);
+  assert_false(faults(z));
+  for (int i = 1; i < EMU_CHECK_PROTECT_EVERY; i++)
+    arena_settle(a);
+  assert_false(faults(z));
+  arena_settle(a);
+  assert_true(faults(z));
+  assert_true(faults(z + 4096));
+  arena_destroy(a);
+}
+
+/* Check mode: freed blocks are protected together, joined across the
+ * guard pages between them but never across a live block; a pointer to a
+ * freed block copied to the device, or given to a kernel, protects it
+ * before the next kernel. */
+static void test_check_protect_runs(void **state) {
+  (void)state;
+  struct emu_arena *a = arena_create_ex("data", 0, TB(25), 4 * MB, 256,
+                                        ARENA_CHECK, 64 * MB);
+  char *b[5];
+  for (int i = 0; i < 5; i++)
+    b[i] = arena_alloc(a, 64);
+  assert_int_equal(arena_free(a, b[0]), 0);
+  assert_int_equal(arena_free(a, b[1]), 0);
+  assert_int_equal(arena_free(a, b[3]), 0);
+  for (int i = 0; i < EMU_CHECK_PROTECT_EVERY; i++)
+    arena_settle(a);
+  assert_true(faults(b[0]) && faults(b[1]) && faults(b[3]));
+  assert_false(faults(b[2]));
+  assert_false(faults(b[4]));
+  /* B[2]'s address goes to the device: once freed, it is protected before
+   * the next kernel. */
+  uint64_t words[2] = {42, (uint64_t)(uintptr_t)(b[2] + 8)};
+  arena_note_pointers(a, words, sizeof words);
+  assert_int_equal(arena_free(a, b[2]), 0);
+  assert_false(faults(b[2]));
+  arena_settle(a);
+  assert_true(faults(b[2]));
+  assert_false(faults(b[4]));
+  /* A kernel given a pointer into freed B[4]. */
+  assert_int_equal(arena_free(a, b[4]), 0);
+  arena_settle(a);
+  assert_false(faults(b[4]));
+  arena_note_kernel(a, b[4] + 16, (void *)0x1234);
+  assert_true(faults(b[4]));
+  arena_destroy(a);
+}
+
+/* Check mode: a block allocated on the kept pages of a freed block reads
+ * as the poison, never as the old block's bytes, whether or not a kernel
+ * ran in between, and when a kernel wrote the freed block before its
+ * pages were protected (case 2). */
+static void test_check_reuse_poisoned(void **state) {
+  (void)state;
+  for (int kernel = 0; kernel < 3; kernel++) {
+    uintptr_t base = TB(24);
+    struct emu_arena *a = arena_create_ex("data", 0, base, 64 << 10, 256,
+                                          ARENA_CHECK, 64 << 10);
+    assert_non_null(a);
+    char *x = arena_alloc(a, 64);
+    assert_int_equal(arena_write_begin(a, x, 64), 0);
+    memset(x, 0x11, 64);
+    if (kernel == 1)
+      arena_settle(a);
+    assert_int_equal(arena_free(a, x), 0);
+    if (kernel == 2) {
+      arena_settle(a);
+      memset(x - 16, 0x22, 80); /* a kernel's write after the free */
+    }
+    char *y = arena_alloc(a, 12 * 4096); /* pages 3-14: the rest */
+    assert_non_null(y);
+    uint32_t *z = arena_alloc(a, 64 + 16); /* on x's pages, not at x */
+    assert_ptr_equal((char *)z, (char *)base + 8192 - 80);
+    assert_int_equal(arena_read_begin(a, z, 80), 0);
+    for (int i = 0; i < 20; i++)
+      assert_int_equal(z[i], EMU_CHECK_POISON_WORD);
+    arena_destroy(a);
+  }
+}
+
 /* Check mode with more live blocks than may have guard pages: the rest
  * lose their guard, nothing fails. */
 static void test_check_many(void **state) {
@@ -643,6 +752,10 @@ static void test_check_many(void **state) {
   }
   assert_true(faults(blk[0] + 64));
   assert_ptr_equal(blk[N - 1], blk[N - 2] + 4096); /* no guard between */
+  /* Pages opened ahead of unguarded blocks are closed before a kernel. */
+  arena_settle(a);
+  assert_true(faults(blk[N - 1] + 64));
+  assert_false(faults(blk[N - 1]));
   for (int i = 0; i < N; i++)
     assert_int_equal(arena_free(a, blk[i]), 0);
   arena_destroy(a);
@@ -671,6 +784,9 @@ NO_ASAN static void read_past_end(void) {
 NO_ASAN static void read_freed(void) {
   child_setup();
   arena_free(child_arena, child_block);
+  /* What a kernel launch given the pointer does first. */
+  arena_settle(child_arena);
+  arena_note_kernel(child_arena, child_block, (void *)0x1234);
   (void)*(volatile char *)(child_block + 5);
 }
 
@@ -731,6 +847,9 @@ int main(void) {
       cmocka_unit_test(test_first_fit_many),
       cmocka_unit_test(test_scales),
       cmocka_unit_test(test_check_layout),
+      cmocka_unit_test(test_check_lazy_protect),
+      cmocka_unit_test(test_check_reuse_poisoned),
+      cmocka_unit_test(test_check_protect_runs),
       cmocka_unit_test(test_check_many),
       cmocka_unit_test(test_fault_messages),
   };

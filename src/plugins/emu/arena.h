@@ -31,6 +31,23 @@
 #define EMU_CHECK_GUARDED_MAX 16384
 /* Check mode: freed blocks kept PROT_NONE, at most (oldest go first). */
 #define EMU_CHECK_QUARANTINE_MAX 4096
+/* Check mode: freed blocks of at most this many bytes keep their pages,
+ * read-write until the next kernel (arena_protect.c); larger ones are
+ * given back to the system when freed. */
+#define EMU_CHECK_KEEP_MAX ((size_t)16 << 10)
+/* Check mode: freed ranges left read-write, at most, before they are all
+ * protected without waiting for a kernel. */
+#define EMU_CHECK_UNPROT_MAX 65536
+/* Check mode: freed blocks are made inaccessible at the latest before the
+ * kernel launched this many kernels after the oldest was freed (at once
+ * when a kernel is given a pointer into one): arena_protect.c. */
+#define EMU_CHECK_PROTECT_EVERY 64
+/* Check mode: bytes of free pages after a block without a guard page that
+ * the allocation opens with it (arena.c, make_accessible). */
+#define EMU_CHECK_AHEAD ((size_t)64 << 10)
+/* With ASan in the process: bytes of poisoned slack after a data block,
+ * at least (the alignment gives more where the size leaves it). */
+#define EMU_ASAN_REDZONE 16
 /* Default mode: freed blocks of at least this many bytes are poisoned
  * lazily (before the next kernel, or when reused). */
 #define EMU_LAZY_FREE_MIN ((size_t)256 << 10)
@@ -60,9 +77,11 @@ struct emu_arena;
  * PROT_NONE guard page (for up to EMU_CHECK_GUARDED_MAX live blocks at a
  * time: the kernel limits the number of mappings).  The slack before and
  * after it holds the check-mode poison and is checked when the block is
- * freed or read back.  A freed block's pages are given back to the system
- * and stay PROT_NONE (quarantined) for the EMU_CHECK_QUARANTINE_MAX frees
- * that follow, or until the range runs short.  The poison
+ * freed or read back.  A freed block is quarantined for the
+ * EMU_CHECK_QUARANTINE_MAX frees that follow, or until the range runs
+ * short, and PROT_NONE from the first kernel given a pointer into it or
+ * the EMU_CHECK_PROTECT_EVERY-th kernel after its free (arena_protect.c;
+ * arena_settle and arena_note_kernel do it).  The poison
  * is the check-mode pattern. */
 struct emu_arena *arena_create(const char *what, int dev, uintptr_t base,
                                size_t capacity, size_t align);
@@ -109,8 +128,14 @@ void arena_settle(struct emu_arena *a);
 int arena_poisoned_bytes(struct emu_arena *a, const void *p, size_t size,
                          size_t *count);
 
+/* Check mode: H2D copy of N bytes from SRC: the blocks whose addresses it
+ * carries (aligned 8-byte words) may be reached by device code through
+ * device memory, so once freed they are protected before the next kernel
+ * (arena_protect.c); a freed one is protected at once. */
+void arena_note_pointers(struct emu_arena *a, const void *src, size_t n);
 /* Check mode: remember that kernel ENTRY was given a pointer to P, to name
- * it if the block's slack is found overwritten. */
+ * it if the block's slack is found overwritten; a pointer into a freed
+ * block makes it inaccessible before the kernel. */
 void arena_note_kernel(struct emu_arena *a, const void *p, const void *entry);
 /* Name of a kernel entry for messages (set by the plugin; NULL: none). */
 void arena_set_kernel_namer(const char *(*fn)(const void *entry));

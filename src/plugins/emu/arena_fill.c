@@ -74,10 +74,12 @@ void arena_settle_locked(struct emu_arena *a) {
     atree_walk(a->stale, arena_stale_release, a);
     a->stale = NULL;
   }
-  atomic_store_explicit(&a->owed, 0, memory_order_relaxed);
+  arena_unprot_before_kernel(a);
+  atomic_store_explicit(&a->owed, a->unprot != NULL, memory_order_relaxed);
 }
 
 void arena_settle(struct emu_arena *a) {
+  atomic_fetch_add_explicit(&a->settles, 1, memory_order_relaxed);
   if (!atomic_load_explicit(&a->owed, memory_order_relaxed))
     return;
   pthread_mutex_lock(&a->lock);

@@ -22,10 +22,13 @@ struct anode {
   size_t size;          /* live: bytes asked for */
   struct anode *next, *prev; /* FIFO (cool, quarantine) or pending list */
   const void *last_kernel;   /* check mode: last kernel given the block */
+  unsigned long born;        /* live: arena_settle calls before its alloc */
 };
 
 #define ANODE_PENDING 0x1 /* live: not yet poisoned, content stale */
 #define ANODE_GUARDED 0x2 /* check mode: a guard page follows the block */
+#define ANODE_CLEAN 0x4   /* unprotected freed range: all poison */
+#define ANODE_EXPOSED 0x8 /* live: its address was copied to the device */
 
 /* Treap operations; ROOT is updated in place. */
 void atree_insert(struct anode **root, struct anode *n);

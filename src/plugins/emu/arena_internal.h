@@ -28,13 +28,20 @@ struct emu_arena {
   int quarantine; /* OMPEMU_QUARANTINE (page-sized blocks) */
   enum emu_poison_kind poison;
   struct abits starts; /* LIVE: extent starts of live blocks */
-  struct anode *free, *qtree, *stale;
+  struct anode *free, *stale;
+  struct anode *unprot;   /* check mode: freed pages still read-write */
+  size_t nunprot;
+  unsigned long unprot_since; /* SETTLES when UNPROT became non-empty */
+  int unprot_urgent; /* UNPROT holds pages opened ahead or a block whose
+                     * address was copied to the device */
   struct ahash bystart;
   struct apool pool;
   struct fifo cool, quar;
   struct anode pending;   /* list head (next/prev) */
-  atomic_int owed;        /* PENDING or STALE not empty */
+  atomic_int owed;        /* PENDING, STALE or UNPROT not empty */
+  atomic_ulong settles;   /* arena_settle calls: kernels launched */
   size_t guarded;         /* check mode: live blocks with a guard page */
+  size_t dontdump;        /* check mode: guard pages marked MADV_DONTDUMP */
   uintptr_t hwm;          /* end of the highest extent ever allocated */
   size_t cool_max_blocks, cool_max_bytes;
 };
@@ -59,9 +66,28 @@ void arena_pending_unlink(struct anode *n);
 void arena_stale_fill_one(struct anode *s, void *arg);
 void arena_stale_release(struct anode *s, void *arg);
 void arena_settle_locked(struct emu_arena *a);
+/* arena_protect.c (check mode): freed pages left read-write for a while.
+ * _add remembers [P, P+LEN) (HOW: UNPROT_*); _cut takes [P, P+LEN) out
+ * (an allocation) and returns how many of its first BODY bytes were
+ * read-write, in *CLEAN how many of those still hold only the poison, and
+ * sets *GUARD_RW if any of the rest was read-write; _flush makes them all
+ * PROT_NONE; _before_kernel flushes when the next kernel must not reach
+ * them; _arg when a kernel is given the address P and it lies in them. */
+#define UNPROT_CLEAN 0x1 /* the range holds only the poison */
+#define UNPROT_FRESH 0x2 /* never-allocated pages opened ahead */
+#define UNPROT_URGENT 0x4 /* protect before the next kernel */
+void arena_unprot_add(struct emu_arena *a, uintptr_t p, size_t len,
+                      unsigned how);
+size_t arena_unprot_cut(struct emu_arena *a, uintptr_t p, size_t len,
+                        size_t body, size_t *clean, int *guard_rw);
+void arena_unprot_flush(struct emu_arena *a);
+void arena_unprot_before_kernel(struct emu_arena *a);
+void arena_unprot_arg(struct emu_arena *a, uintptr_t p);
 /* The live block whose extent holds P, or NULL. */
 struct anode *arena_extent_of(const struct emu_arena *a, uintptr_t p);
-void arena_check_slack(struct emu_arena *a, const struct anode *n,
-                       const char *when);
+/* Check mode: report overwritten slack around live block N; 1 if all of
+ * it was found to hold the poison. */
+int arena_check_slack(struct emu_arena *a, const struct anode *n,
+                      const char *when);
 
 #endif

@@ -27,10 +27,15 @@ static int is_poison(const struct emu_arena *a, uintptr_t x) {
 
 /* Check mode: report if the slack before or after live block N was
  * overwritten.  Caller holds the lock; N's poison is not owed. */
-void arena_check_slack(struct emu_arena *a, const struct anode *n,
-                        const char *when) {
+int arena_check_slack(struct emu_arena *a, const struct anode *n,
+                      const char *when) {
   if (!arena_is_check(a) || (n->flags & ANODE_PENDING))
-    return;
+    return 0;
+  /* Only device code can write outside a block (copies are checked): with
+   * no kernel launched since the block was allocated, its slack holds
+   * what the arena wrote.  This spares reading a cold page per block. */
+  if (n->born == atomic_load_explicit(&a->settles, memory_order_relaxed))
+    return 1;
   uintptr_t s = n->start, e = n->start + n->size, hi = n->key + arena_body_len(n);
   size_t after = hi - e; /* farthest overwritten byte after the end */
   while (after && is_poison(a, e + after - 1))
@@ -38,7 +43,7 @@ void arena_check_slack(struct emu_arena *a, const struct anode *n,
   size_t head = s - n->key;
   size_t before = head - poison_first_diff(a->poison, (void *)n->key, head);
   if (!after && !before)
-    return;
+    return 1;
   const char *k = n->last_kernel && arena_kernel_namer
                       ? arena_kernel_namer(n->last_kernel)
                                                   : NULL;
@@ -57,6 +62,7 @@ void arena_check_slack(struct emu_arena *a, const struct anode *n,
                  "was written, up to %zu bytes before it; found %s%s", a->dev,
                  a->what, OMPEMU_P(s), OMPEMU_P(e), n->size, before, when,
                  kern);
+  return 0;
 }
 
 
@@ -138,6 +144,35 @@ int arena_poisoned_bytes(struct emu_arena *a, const void *ptr, size_t size,
   return rc;
 }
 
+void arena_note_pointers(struct emu_arena *a, const void *src, size_t n) {
+  if (!arena_is_check(a) || n < sizeof(uint64_t))
+    return;
+  const unsigned char *c = src;
+  uintptr_t lo = a->base, hi = a->base + a->span;
+  size_t i = 0, words = n / sizeof(uint64_t);
+  uint64_t w;
+  /* Most copies carry no device address: look without the lock first. */
+  for (; i < words; i++) {
+    memcpy(&w, c + i * sizeof w, sizeof w);
+    if (w >= lo && w < hi)
+      break;
+  }
+  if (i == words)
+    return;
+  pthread_mutex_lock(&a->lock);
+  for (; i < words; i++) {
+    memcpy(&w, c + i * sizeof w, sizeof w);
+    if (w < lo || w >= hi)
+      continue;
+    struct anode *b = arena_extent_of(a, (uintptr_t)w);
+    if (b)
+      b->flags |= ANODE_EXPOSED;
+    else if (a->unprot)
+      arena_unprot_arg(a, (uintptr_t)w);
+  }
+  pthread_mutex_unlock(&a->lock);
+}
+
 void arena_note_kernel(struct emu_arena *a, const void *ptr,
                        const void *entry) {
   uintptr_t p = (uintptr_t)ptr;
@@ -147,6 +182,8 @@ void arena_note_kernel(struct emu_arena *a, const void *ptr,
   struct anode *n = arena_extent_of(a, p);
   if (n)
     n->last_kernel = entry;
+  else if (a->unprot) /* a freed block: make it fault */
+    arena_unprot_arg(a, p);
   pthread_mutex_unlock(&a->lock);
 }
 
@@ -199,7 +236,9 @@ int arena_describe(struct emu_arena *a, uintptr_t x, char *buf, size_t len) {
       nanosleep(&(struct timespec){0, 1000000}, NULL);
   }
   struct anode *n = arena_extent_of(a, x);
-  struct anode *q = atree_floor(a->qtree, x);
+  struct anode *q = a->quar.head; /* a fault's description: a walk will do */
+  while (q && !(x >= q->key && x < q->key + q->len))
+    q = q->next;
   if (n) {
     relative(buf, len, a->what, x, n, "the live");
   } else if (q && x < q->key + q->len) {

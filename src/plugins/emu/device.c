@@ -165,6 +165,8 @@ int emu_check_copy(struct emu_device *d, const char *op, const void *tgt,
   }
   size_t n = (size_t)size;
   uintptr_t t = (uintptr_t)tgt;
+  if (to_device > 0 && hst && emu_plugin()->check)
+    arena_note_pointers(d->data, hst, n);
   if ((to_device > 0   ? arena_write_begin(d->data, tgt, n)
        : to_device == 0 ? arena_read_begin(d->data, tgt, n)
                         : arena_check(d->data, tgt, n)) == 0)

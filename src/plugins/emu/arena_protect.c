@@ -1,0 +1,182 @@
+/* Check mode: lazy protection of freed blocks (see arena.h, ARENA_CHECK).
+ * A freed block's pages stay read-write and populated (the UNPROT treap),
+ * holding the poison, so that freeing costs no system call and an
+ * allocation that lands on them needs none either.  They are made
+ * PROT_NONE together (arena_unprot_flush, adjacent ranges in one call)
+ * before a kernel that is given a pointer into them (arena_note_kernel),
+ * before the next kernel when the freed block's address was ever copied
+ * to the device (arena_note_pointers: an attached pointer, a struct
+ * member, a device pointer the program stored), before the kernel
+ * EMU_CHECK_PROTECT_EVERY launches after the oldest of them was freed,
+ * and before any kernel while pages never allocated were opened ahead
+ * (arena.c).  What is left to the delay: a block only its kernels'
+ * arguments pointed to, whose address a kernel stored in device memory
+ * itself.  Making pages inaccessible costs a TLB
+ * shootdown across the process's running threads (an IPI each, about
+ * 10 us on a 2-vCPU VM): once per kernel it was most of what check mode
+ * cost.  Only device code can touch freed device memory unchecked
+ * (copies are checked against the live blocks).  The order of frees and
+ * launches decides when pages are protected, so a run faults at the same
+ * point every time.  Callers hold the arena's lock. */
+#include "config.h"
+#include "arena_internal.h"
+#include "trace.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/mman.h>
+
+static void protect(struct emu_arena *a, uintptr_t p, size_t len) {
+  if (len && mprotect((void *)p, len, PROT_NONE) != 0)
+    ompemu_error("emu", "device %d: check: cannot make the freed %s range ["
+                 OMPEMU_PTR ", " OMPEMU_PTR ") inaccessible: %s", a->dev,
+                 a->what, OMPEMU_P(p), OMPEMU_P(p + len), strerror(errno));
+}
+
+static unsigned long settles_now(struct emu_arena *a) {
+  return atomic_load_explicit(&a->settles, memory_order_relaxed);
+}
+
+void arena_unprot_add(struct emu_arena *a, uintptr_t p, size_t len,
+                      unsigned how) {
+  struct anode *s = apool_get(&a->pool);
+  if (!s) { /* no memory to remember it: protect now */
+    protect(a, p, len);
+    return;
+  }
+  if (!a->unprot)
+    a->unprot_since = settles_now(a);
+  if (how & (UNPROT_FRESH | UNPROT_URGENT))
+    a->unprot_urgent = 1;
+  s->key = p;
+  s->len = len;
+  s->flags = how & UNPROT_CLEAN ? ANODE_CLEAN : 0;
+  s->born = settles_now(a);
+  atree_insert(&a->unprot, s);
+  a->nunprot++;
+  atomic_store_explicit(&a->owed, 1, memory_order_relaxed);
+  if (a->nunprot > EMU_CHECK_UNPROT_MAX)
+    arena_unprot_flush(a);
+}
+
+/* Insert [P, P+LEN) with FLAGS and BORN reusing node S if given;
+ * protect it without memory. */
+static void reinsert(struct emu_arena *a, struct anode *s, uintptr_t p,
+                     size_t len, unsigned flags, unsigned long born) {
+  if (!s)
+    s = apool_get(&a->pool);
+  if (!s) {
+    protect(a, p, len);
+    return;
+  }
+  memset(s, 0, sizeof *s);
+  s->key = p;
+  s->len = len;
+  s->flags = flags;
+  s->born = born;
+  atree_insert(&a->unprot, s);
+  a->nunprot++;
+}
+
+size_t arena_unprot_cut(struct emu_arena *a, uintptr_t p, size_t len,
+                        size_t body, size_t *clean, int *guard_rw) {
+  uintptr_t e = p + len, be = p + body;
+  size_t covered = 0;
+  *clean = 0;
+  *guard_rw = 0;
+  struct anode *s = atree_floor(a->unprot, p);
+  if (!s || s->key + s->len <= p)
+    s = atree_ceil(a->unprot, p);
+  while (s && s->key < e) {
+    uintptr_t sk = s->key, se = s->key + s->len;
+    unsigned fl = s->flags;
+    unsigned long born = s->born;
+    atree_remove(&a->unprot, sk);
+    a->nunprot--;
+    uintptr_t lo = sk > p ? sk : p, hi = se < e ? se : e;
+    if (lo < be) {
+      size_t in = (hi < be ? hi : be) - lo;
+      covered += in;
+      /* Clean only if no kernel could have written it since. */
+      if ((fl & ANODE_CLEAN) && born == settles_now(a))
+        *clean += in;
+    }
+    if (hi > be)
+      *guard_rw = 1;
+    struct anode *spare = s;
+    if (sk < p) {
+      reinsert(a, spare, sk, p - sk, fl, born);
+      spare = NULL;
+    }
+    if (se > e) {
+      reinsert(a, spare, e, se - e, fl, born);
+      spare = NULL;
+    }
+    if (spare)
+      apool_put(&a->pool, spare);
+    s = atree_ceil(a->unprot, se);
+  }
+  return covered;
+}
+
+struct flush_run {
+  struct emu_arena *a;
+  uintptr_t lo, hi;
+};
+
+/* 1 if a live extent overlaps [LO, HI). */
+static int live_in(const struct emu_arena *a, uintptr_t lo, uintptr_t hi) {
+  uintptr_t k = abits_floor(&a->starts, hi - 1);
+  if (!k)
+    return 0;
+  if (k >= lo)
+    return 1;
+  const struct hslot *h = ahash_find(&a->bystart, k);
+  return h && k + h->node->len > lo;
+}
+
+/* Ranges are joined across gaps of at most this many bytes that hold no
+ * live block: such pages are PROT_NONE already (a freed block's guard
+ * page, typically), so one call covers many freed blocks. */
+#define JOIN_GAP_MAX ((size_t)1 << 20)
+
+static void flush_one(struct anode *s, void *arg) {
+  struct flush_run *r = arg;
+  if (r->hi != s->key &&
+      (!r->hi || s->key - r->hi > JOIN_GAP_MAX ||
+       live_in(r->a, r->hi, s->key))) {
+    protect(r->a, r->lo, r->hi - r->lo);
+    r->lo = s->key;
+  }
+  r->hi = s->key + s->len;
+}
+
+static void release_one(struct anode *s, void *arg) {
+  apool_put(&((struct emu_arena *)arg)->pool, s);
+}
+
+void arena_unprot_flush(struct emu_arena *a) {
+  if (!a->unprot)
+    return;
+  struct flush_run r = {a, 0, 0};
+  atree_walk(a->unprot, flush_one, &r);
+  protect(a, r.lo, r.hi - r.lo);
+  atree_walk(a->unprot, release_one, a);
+  a->unprot = NULL;
+  a->nunprot = 0;
+  a->unprot_urgent = 0;
+}
+
+void arena_unprot_before_kernel(struct emu_arena *a) {
+  if (a->unprot &&
+      (a->unprot_urgent ||
+       settles_now(a) - a->unprot_since >= EMU_CHECK_PROTECT_EVERY))
+    arena_unprot_flush(a);
+}
+
+void arena_unprot_arg(struct emu_arena *a, uintptr_t p) {
+  struct anode *s = atree_floor(a->unprot, p);
+  if (s && p < s->key + s->len)
+    arena_unprot_flush(a);
+}
