@@ -62,6 +62,7 @@ data_test_sources = tests/unit/data_fake.c tests/unit/data_fake.h \
 	src/runtime/map_index.c \
 	src/runtime/devops.c src/runtime/dump.c src/runtime/lookup.c \
 	src/runtime/maplist.c src/runtime/mapper.c src/runtime/attach.c \
+	src/runtime/attach_entries.c \
 	src/runtime/data_begin_end.c src/runtime/update.c \
 	src/runtime/data_construct.c src/runtime/launch.c \
 	src/runtime/device_memory.c src/runtime/check_api.c \
