@@ -41,7 +41,7 @@ rt_data_sources = \
 	src/runtime/lookup.c \
 	src/runtime/maplist.c \
 	src/runtime/mapper.c \
-	src/runtime/attach.c \
+	src/runtime/attach.c src/runtime/attach_entries.c \
 	src/runtime/data_begin_end.c \
 	src/runtime/update.c \
 	src/runtime/data_construct.c \
