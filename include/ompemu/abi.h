@@ -52,7 +52,11 @@ enum ompemu_map_type {
   OMP_TGT_MAPTYPE_IMPLICIT = 0x200,
   OMP_TGT_MAPTYPE_CLOSE = 0x400,
   OMP_TGT_MAPTYPE_PRESENT = 0x1000,
-  OMP_TGT_MAPTYPE_OMPX_HOLD = 0x2000
+  OMP_TGT_MAPTYPE_OMPX_HOLD = 0x2000,
+  /* clang 22: BASE is the address of a pointer, BEGIN its pointee; the
+   * device copy of the pointer is made to point at the pointee's device
+   * copy.  Maps no data (docs/abi-clang22.md section 5.2). */
+  OMP_TGT_MAPTYPE_ATTACH = 0x4000
 };
 #define OMP_TGT_MAPTYPE_NON_CONTIG ((int64_t)0x100000000000LL)
 #define OMP_TGT_MAPTYPE_MEMBER_OF ((int64_t)0xffff000000000000ULL)

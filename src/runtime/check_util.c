@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "config.h"
 #include "check.h"
+#include "locstr.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -136,31 +137,11 @@ static char *dup_string(const void *key) { return strdup(key); }
 
 const char *check_intern(const char *s) { return intern_by(s, dup_string); }
 
-/* Field FIELDNO of a ";f0;f1;f2;f3;;" string into BUF; NULL if none. */
-static const char *field(const char *s, int fieldno, char *buf, size_t len) {
-  if (!s || s[0] != ';')
-    return NULL;
-  const char *p = s + 1;
-  for (int i = 0; i < fieldno; i++) {
-    p = strchr(p, ';');
-    if (!p)
-      return NULL;
-    p++;
-  }
-  const char *e = strchr(p, ';');
-  size_t n = e ? (size_t)(e - p) : strlen(p);
-  if (n >= len)
-    n = len - 1;
-  memcpy(buf, p, n);
-  buf[n] = '\0';
-  return buf;
-}
-
 /* "base:line" of fields FILE and LINE of S, or NULL. */
 static char *file_line(const char *s, int file, int line) {
   char path[512], ln[32], out[600];
-  if (!field(s, file, path, sizeof path) || !path[0] ||
-      !field(s, line, ln, sizeof ln))
+  if (!loc_field(s, file, path, sizeof path) || !path[0] ||
+      !loc_field(s, line, ln, sizeof ln))
     return NULL;
   const char *slash = strrchr(path, '/');
   snprintf(out, sizeof out, "%s:%s", slash ? slash + 1 : path, ln);
@@ -185,7 +166,7 @@ const char *check_var_short(const char *var, uintptr_t hst, uintptr_t size,
   char expr[256];
   if (var && var[0] && var[0] != ';')
     snprintf(buf, len, "%s", var);
-  else if (field(var, 0, expr, sizeof expr) && expr[0])
+  else if (loc_field(var, 0, expr, sizeof expr) && expr[0])
     snprintf(buf, len, "%s", expr);
   else if (hst)
     snprintf(buf, len, "host [" OMPEMU_PTR ", " OMPEMU_PTR ")", OMPEMU_P(hst),

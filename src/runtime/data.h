@@ -8,7 +8,8 @@
  *   launch.c data_construct.c device_memory.c interop.c   (called by abi/;
  *                            they use the core's lifecycle.c and device.c)
  *   data_begin_end.c update.c
- *   attach.c maplist.c mapper.c lookup.c dump.c
+ *   attach_entries.c maplist.c mapper.c lookup.c dump.c
+ *   attach.c
  *   mapping.c
  *   devops.c messages.c state.c
  * Locks: the functions here take the device's map_lock themselves, per
@@ -47,6 +48,9 @@ struct rt_op {
    * arguments need no second lookup.  NULL otherwise. */
   const struct rt_args *arg_list;
   uintptr_t *arg_tgt;
+  /* This construct's stamp on the entries it allocates (map_entry.born),
+   * 0 until it allocates one (rt_attach_stamp). */
+  uint64_t stamp;
   uintptr_t first_slots[RT_OP_SLOTS]; /* (not zeroed by rt_op_init) */
 };
 void rt_op_init(struct rt_op *op, struct rt_device *d);
@@ -101,6 +105,12 @@ int rt_reattach_range(struct rt_op *op, struct map_entry *e, uintptr_t hst,
  * (RESTORE), and forget them (ERASE). */
 int rt_restore_range(struct rt_op *op, struct map_entry *e, uintptr_t hst,
                      int64_t size, int restore, int erase);
+
+/* attach_entries.c: the ATTACH entries of A (clang 22), after every other
+ * entry of the construct is mapped.  0 / -1 (reported). */
+int rt_data_attach(struct rt_op *op, const struct rt_args *a);
+/* OP's stamp, unique in the process (assigned on first use). */
+uint64_t rt_attach_stamp(struct rt_op *op);
 
 /* lookup.c: LLVM 14's getTgtPtrBegin: the device address of [HP, HP+SIZE)
  * or NULL; prints the MAPPING_EXISTS line.  *IS_HOST set under USM.

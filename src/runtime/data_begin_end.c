@@ -1,6 +1,7 @@
 /* Data begin and data end (docs/abi-clang14.md section 7.4): getTargetPointer,
  * reference counts with their INFO notes, PTR_AND_OBJ attachment, struct
- * (MEMBER_OF) entries in any order, RETURN_PARAM, deferred removal.  Each
+ * (MEMBER_OF) entries in any order, RETURN_PARAM, deferred removal; clang
+ * 22's ATTACH entries map nothing here (attach_entries.c after begin).  Each
  * argument is handled under the device's map_lock, taken and released per
  * argument, and dropped around allocations and copies: the entry is
  * marked busy meanwhile (mapping.h). */
@@ -13,7 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SKIP_TYPES (OMP_TGT_MAPTYPE_LITERAL | OMP_TGT_MAPTYPE_PRIVATE)
+#define SKIP_TYPES                                                            \
+  (OMP_TGT_MAPTYPE_LITERAL | OMP_TGT_MAPTYPE_PRIVATE | OMP_TGT_MAPTYPE_ATTACH)
 
 static const char *null_reason(int present) {
   return present ? "'present' map type modifier"
@@ -68,6 +70,7 @@ static int new_entry(struct rt_op *op, struct map_table *t, uintptr_t begin,
     return 0;
   }
   e->busy = 1;
+  e->born = rt_attach_stamp(op);
   pthread_mutex_unlock(&op->d->map_lock);
   OBS_VAR(name);
   void *p = rt_dev_alloc(op->d, size, (void *)begin, TARGET_ALLOC_DEFAULT);
@@ -284,9 +287,11 @@ int rt_data_begin(struct rt_op *op, const struct rt_args *a) {
   }
   if (rt_plan_list(a, order, has_members))
     goto out;
+  int attach = 0;
   for (int32_t k = 0; k < a->n; k++) {
     int32_t i = order[k];
     int64_t type = a->types[i];
+    attach |= (type & OMP_TGT_MAPTYPE_ATTACH) != 0;
     if (type & SKIP_TYPES)
       continue;
     if (a->mappers && a->mappers[i]) {
@@ -302,6 +307,8 @@ int rt_data_begin(struct rt_op *op, const struct rt_args *a) {
     if (r)
       goto out;
   }
+  if (attach && rt_data_attach(op, a))
+    goto out;
   rc = 0;
 out:
   LIST_FREE(order);

@@ -1,48 +1,14 @@
 /* Offload entry tables, 32-byte and 56-byte layouts, read into struct
  * rt_entry (see entry_table.h for the layouts and the detection rule). */
 #include "entry_table.h"
+#include "readbytes.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Longest table accepted: more entries than this is a corrupt bound. */
 #define MAX_ENTRIES (1u << 24)
-
-static int fail(char *why, size_t whylen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(char *why, size_t whylen, const char *fmt, ...) {
-  if (why && whylen) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, whylen, fmt, ap);
-    va_end(ap);
-  }
-  return -1;
-}
-
-static uint16_t rd16(const unsigned char *p) {
-  uint16_t v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
-static uint32_t rd32(const unsigned char *p) {
-  uint32_t v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
-static uint64_t rd64(const unsigned char *p) {
-  uint64_t v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
-static void *rdptr(const unsigned char *p) {
-  void *v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
 
 /* Do all COUNT 56-byte entries at B carry Reserved 0 and Version 1?
  * *BAD receives the first that does not. */

@@ -3,42 +3,12 @@
  * image_format.h.  The host is little-endian (configure accepts x86-64
  * only), so fields are read with memcpy as they are. */
 #include "image_format.h"
+#include "readbytes.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #define ELF_MAGIC "\x7f" "ELF"
-
-static int fail(char *why, size_t whylen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-/* Write the reason into WHY; always -1. */
-static int fail(char *why, size_t whylen, const char *fmt, ...) {
-  if (why && whylen) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, whylen, fmt, ap);
-    va_end(ap);
-  }
-  return -1;
-}
-
-static uint16_t rd16(const unsigned char *p) {
-  uint16_t v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
-static uint32_t rd32(const unsigned char *p) {
-  uint32_t v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
-static uint64_t rd64(const unsigned char *p) {
-  uint64_t v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
 
 /* Is [OFF, OFF+LEN) inside [0, SIZE), without overflow? */
 static int inside(uint64_t off, uint64_t len, uint64_t size) {

@@ -1,40 +1,11 @@
 /* KernelArgs versions 1-3 read into struct rt_launch (layout and field
  * mapping in kernel_args.h). */
 #include "kernel_args.h"
+#include "readbytes.h"
 
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-
-static int fail(char *why, size_t whylen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(char *why, size_t whylen, const char *fmt, ...) {
-  if (why && whylen) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, whylen, fmt, ap);
-    va_end(ap);
-  }
-  return -1;
-}
-
-static uint32_t rd32(const unsigned char *p) {
-  uint32_t v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
-static uint64_t rd64(const unsigned char *p) {
-  uint64_t v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
-static void *rdptr(const unsigned char *p) {
-  void *v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
 
 int rt_kernel_args_decode(ident_t *loc, int64_t device_id, int32_t num_teams,
                           int32_t thread_limit, void *host_ptr,

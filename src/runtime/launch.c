@@ -67,6 +67,24 @@ struct kargs {
   int32_t npriv;
 };
 
+/* Argument I of A, a pointer (zero-length section, or clang 16+'s
+ * implicit 0x220 entry) that no mapping holds: OpenMP 5.1 says it keeps
+ * its value, so the kernel gets the host pointer (LLVM 14 passed NULL;
+ * LLVM 16 and later pass it unchanged).  Observers hear of it (a data
+ * pointer there is a finding for the checking mode).  Returns the
+ * argument's address part (args[i]; offs[i] adds the rest). */
+static void *unmapped_pointer(struct rt_op *op, const struct rt_args *a,
+                              int32_t i, uintptr_t hbase) {
+  if (a->sizes[i] != 0)
+    return NULL; /* data that should have been mapped: data begin said why */
+  DTRACE(1, "device %d: argument %d (host pointer " OMPEMU_PTR ") is not "
+           "mapped: the kernel gets it unchanged", RT_DEV_ID(op), (int)i,
+           OMPEMU_P(hbase));
+  OBS_MAP(op->d, OBS_MAP_UNMAPPED_PTR, hbase, hbase, 0,
+          a->names ? (const char *)a->names[i] : NULL, 0, 0, a->types[i]);
+  return a->begin[i];
+}
+
 /* The kernel arguments of map list A into K (after any already there). */
 static int build_args(struct rt_op *op, const struct rt_args *a,
                       struct kargs *k) {
@@ -146,9 +164,7 @@ static int build_args(struct rt_op *op, const struct rt_args *a,
         tgt = rt_lookup_tgt(d, a->begin[i], a->sizes[i], 0, &is_host);
       off = (intptr_t)hbase - (intptr_t)a->begin[i];
       if (!tgt)
-        DTRACE(1, "device %d: argument %d (host " OMPEMU_PTR ") is not "
-                 "mapped: the kernel gets NULL", d->id, (int)i,
-                 OMPEMU_P(a->begin[i]));
+        tgt = unmapped_pointer(op, a, i, (uintptr_t)hbase);
     }
     k->pos[i] = k->n;
     k->args[k->n] = tgt;

@@ -11,7 +11,7 @@ rt_core_sources = \
 	src/runtime/core.h \
 	src/runtime/doors.h \
 	src/runtime/state.c \
-	src/runtime/messages.c \
+	src/runtime/messages.c src/runtime/locstr.h \
 	src/runtime/entry_index.c \
 	src/runtime/plugin_loader.c \
 	src/runtime/entries.c \
@@ -21,7 +21,7 @@ rt_core_sources = \
 	src/runtime/device.c \
 	src/runtime/registry.c \
 	src/runtime/descriptor.c \
-	src/runtime/image_format.h \
+	src/runtime/image_format.h src/runtime/readbytes.h \
 	src/runtime/image_format.c \
 	src/runtime/entry_table.h \
 	src/runtime/entry_table.c \
@@ -41,7 +41,7 @@ rt_data_sources = \
 	src/runtime/lookup.c \
 	src/runtime/maplist.c \
 	src/runtime/mapper.c \
-	src/runtime/attach.c \
+	src/runtime/attach.c src/runtime/attach_entries.c \
 	src/runtime/data_begin_end.c \
 	src/runtime/update.c \
 	src/runtime/data_construct.c \

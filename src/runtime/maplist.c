@@ -1,8 +1,8 @@
-/* Checking a map list's MEMBER_OF structure before anything is mapped, and
- * the order to process it in: every parent before its members (clang's
- * order; a front end may list members first), otherwise the given order.
- * A malformed list gets one error naming the entries (index, host range,
- * map type) and nothing is touched. */
+/* Checking a map list's MEMBER_OF structure and its ATTACH entries before
+ * anything is mapped, and the order to process it in: every parent before
+ * its members (clang's order; a front end may list members first),
+ * otherwise the given order.  A malformed list gets one error naming the
+ * entries (index, host range, map type) and nothing is touched. */
 #include "config.h"
 #include "data.h"
 #include "trace.h"
@@ -11,7 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SKIP_TYPES (OMP_TGT_MAPTYPE_LITERAL | OMP_TGT_MAPTYPE_PRIVATE)
+/* Entries that are no host range to map (an ATTACH entry's begin is its
+ * pointee, its size the pointer's). */
+#define SKIP_TYPES                                                            \
+  (OMP_TGT_MAPTYPE_LITERAL | OMP_TGT_MAPTYPE_PRIVATE | OMP_TGT_MAPTYPE_ATTACH)
+/* What an ATTACH entry may carry besides its bit: attach(always), and
+ * flags that change nothing for it. */
+#define ATTACH_OK                                                             \
+  (OMP_TGT_MAPTYPE_ATTACH | OMP_TGT_MAPTYPE_ALWAYS | OMP_TGT_MAPTYPE_IMPLICIT | \
+   OMP_TGT_MAPTYPE_CLOSE | OMP_TGT_MAPTYPE_PRESENT | OMP_TGT_MAPTYPE_OMPX_HOLD)
 
 static uintptr_t pad8(uintptr_t p) { return p & ~(uintptr_t)7; }
 
@@ -193,13 +201,68 @@ out:
   return rc;
 }
 
+/* ATTACH entry I (clang 22): a pointer-sized entry, on its own, that maps
+ * no data; and no entry is its member.  0 / -1 (reported). */
+static int check_attach(const struct rt_args *a, int32_t i) {
+  int64_t type = a->types[i];
+  char why[160];
+  if (type & OMP_TGT_MAPTYPE_MEMBER_OF) {
+    bad(a, i, ompemu_parent_index(type),
+        "is an ATTACH entry, which cannot be a member (MEMBER_OF) of");
+    return -1;
+  }
+  if (type & ~(int64_t)ATTACH_OK) {
+    snprintf(why, sizeof why, "is an ATTACH entry with map type bits 0x%lx, "
+             "which an ATTACH entry cannot have (it maps no data)",
+             (unsigned long)(type & ~(int64_t)ATTACH_OK));
+    bad(a, i, -1, why);
+    return -1;
+  }
+  if (a->sizes[i] != (int64_t)sizeof(void *)) {
+    snprintf(why, sizeof why, "is an ATTACH entry of %ld bytes; ompemu "
+             "attaches %zu-byte pointers only (no descriptors)",
+             (long)a->sizes[i], sizeof(void *));
+    bad(a, i, -1, why);
+    return -1;
+  }
+  if (!a->base[i]) {
+    bad(a, i, -1, "is an ATTACH entry whose pointer address (base) is NULL");
+    return -1;
+  }
+  return 0;
+}
+
+/* Every ATTACH entry of A checked, and no entry a member of one; sets
+ * *MEMBERS when A has MEMBER_OF entries.  0 / -1 (reported). */
+static int check_attach_entries(const struct rt_args *a, int *members) {
+  *members = 0;
+  for (int32_t i = 0; i < a->n; i++) {
+    int64_t type = a->types[i];
+    if ((type & OMP_TGT_MAPTYPE_ATTACH) && check_attach(a, i))
+      return -1;
+    int32_t p = ompemu_parent_index(type);
+    if (p < 0)
+      continue;
+    *members = 1;
+    if (!a->from_mapper && p < a->n &&
+        (a->types[p] & OMP_TGT_MAPTYPE_ATTACH)) {
+      bad(a, i, p, "is a member of an ATTACH entry,");
+      return -1;
+    }
+  }
+  return 0;
+}
+
 int rt_plan_list(const struct rt_args *a, int32_t *order, int *has_members) {
   int32_t n = a->n;
-  /* The usual list has no MEMBER_OF entry: nothing to check, and the
-   * given order. */
+  int members;
+  if (check_attach_entries(a, &members))
+    return -1;
+  if (members)
+    return plan_members(a, order, has_members);
+  /* The usual list has no MEMBER_OF entry: nothing more to check, and
+   * the given order. */
   for (int32_t i = 0; i < n; i++) {
-    if (ompemu_parent_index(a->types[i]) >= 0)
-      return plan_members(a, order, has_members);
     order[i] = i;
     has_members[i] = 0;
   }

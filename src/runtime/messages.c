@@ -6,6 +6,7 @@
 #include "data.h"
 #include "observe.h"
 #include "trace.h"
+#include "locstr.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -61,34 +62,13 @@ void rt_fatal_at(const char *where, int code, const char *fmt, ...) {
   vfatal(where, code, fmt, ap);
 }
 
-/* Field FIELD (0-based, after the leading ';') of a ";a;b;c;d;;" string
- * into BUF. */
-static const char *field(const char *s, int fieldno, char *buf, size_t len) {
-  if (!s || s[0] != ';')
-    return NULL;
-  const char *p = s + 1;
-  for (int i = 0; i < fieldno; i++) {
-    p = strchr(p, ';');
-    if (!p)
-      return NULL;
-    p++;
-  }
-  const char *e = strchr(p, ';');
-  size_t n = e ? (size_t)(e - p) : strlen(p);
-  if (n >= len)
-    n = len - 1;
-  memcpy(buf, p, n);
-  buf[n] = '\0';
-  return buf;
-}
-
 static const char *basename_of(const char *path) {
   const char *s = strrchr(path, '/');
   return s ? s + 1 : path;
 }
 
 const char *rt_name_str(const void *name, char *buf, size_t len) {
-  if (!name || !field(name, 0, buf, len) || !buf[0])
+  if (!name || !loc_field(name, 0, buf, len) || !buf[0])
     snprintf(buf, len, "unknown");
   return buf;
 }
@@ -99,8 +79,9 @@ const char *rt_name_str(const void *name, char *buf, size_t len) {
 static const char *loc_of(const char *s, int file_field, char *buf,
                           size_t len) {
   char file[512], line[32], col[32];
-  if (!s || !field(s, file_field, file, sizeof file) ||
-      !field(s, 2, line, sizeof line) || !field(s, 3, col, sizeof col))
+  if (!s || !loc_field(s, file_field, file, sizeof file) ||
+      !loc_field(s, 2, line, sizeof line) ||
+      !loc_field(s, 3, col, sizeof col))
     snprintf(buf, len, "unknown:0:0");
   else
     snprintf(buf, len, "%s:%d:%d", basename_of(file), atoi(line), atoi(col));

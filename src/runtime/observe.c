@@ -9,6 +9,7 @@
 #include "config.h"
 #include "devevent.h"
 #include "observe.h"
+#include "locstr.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -401,38 +402,16 @@ void obs_shutdown(void) {
 
 /* ---- helpers for observers ---- */
 
-/* Field FIELD of a ";f0;f1;f2;f3;;" string (map names: expr, file, line,
- * column; psource: file, function, line, column) into BUF; NULL if the
- * string has no such field. */
-static const char *field(const char *s, int fieldno, char *buf, size_t len) {
-  if (!s || s[0] != ';')
-    return NULL;
-  const char *p = s + 1;
-  for (int i = 0; i < fieldno; i++) {
-    p = strchr(p, ';');
-    if (!p)
-      return NULL;
-    p++;
-  }
-  const char *e = strchr(p, ';');
-  size_t n = e ? (size_t)(e - p) : strlen(p);
-  if (n >= len)
-    n = len - 1;
-  memcpy(buf, p, n);
-  buf[n] = '\0';
-  return buf;
-}
-
 static int line_field(const char *s) {
   char b[32];
-  return field(s, 2, b, sizeof b) ? atoi(b) : 0;
+  return loc_field(s, 2, b, sizeof b) ? atoi(b) : 0;
 }
 
 /* The base name of FILE_FIELD of S into BUF ("unknown" if none). */
 static const char *file_field(const char *s, int fieldno, char *buf,
                               size_t len) {
   char path[512];
-  if (!field(s, fieldno, path, sizeof path) || !path[0]) {
+  if (!loc_field(s, fieldno, path, sizeof path) || !path[0]) {
     snprintf(buf, len, "unknown");
     return buf;
   }
@@ -446,7 +425,7 @@ static const char *file_field(const char *s, int fieldno, char *buf,
 const char *obs_var_expr(const char *var, char *buf, size_t len) {
   if (var && var[0] && var[0] != ';')
     snprintf(buf, len, "%s", var);
-  else if (!field(var, 0, buf, len) || !buf[0])
+  else if (!loc_field(var, 0, buf, len) || !buf[0])
     snprintf(buf, len, "unknown");
   return buf;
 }

@@ -74,7 +74,13 @@ enum obs_map_decision {
   OBS_MAP_REMOVE,    /* the last reference went: the entry is removed */
   OBS_MAP_ASSOC,     /* ASSOC: associated */
   OBS_MAP_DISASSOC,  /* ASSOC: disassociated */
-  OBS_MAP_ABSENT     /* `target update` of a range no mapping holds */
+  OBS_MAP_ABSENT,    /* `target update` of a range no mapping holds */
+  /* launch.c: a kernel argument that is a pointer no mapping holds (a
+   * zero-length section, or clang 16+'s implicit 0x220 entry), passed to
+   * the kernel unchanged (OpenMP 5.1): HST = TGT = the pointer's value,
+   * SIZE 0, VAR and MAPTYPE its entry's.  It may be a function pointer or
+   * a data pointer; which one is the observer's call. */
+  OBS_MAP_UNMAPPED_PTR
 };
 
 /* One event.  Which fields a point fills is said by the point's hook
@@ -247,7 +253,7 @@ RT_HIDDEN void obs_registered(void);
       obs_set_var((var), (uintptr_t)(hst), (size));                           \
   } while (0)
 /* data_begin_end.c, update.c, mapping.c (declare-target globals),
- * device_memory.c: a map decision on the entry of [HST, HST+SIZE) at TGT,
+ * device_memory.c, launch.c (unmapped pointers): a map decision on the entry of [HST, HST+SIZE) at TGT,
  * for an entry of map type TYPE (0 when there is none). */
 #define OBS_MAP(d, what, hst, tgt, size, var, dyn, hold, type)                \
   do {                                                                        \

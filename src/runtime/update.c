@@ -117,7 +117,8 @@ static int update_noncontig(struct rt_op *op, void *base,
 int rt_data_update(struct rt_op *op, const struct rt_args *a) {
   for (int32_t i = 0; i < a->n; i++) {
     int64_t type = a->types[i];
-    if (type & (OMP_TGT_MAPTYPE_LITERAL | OMP_TGT_MAPTYPE_PRIVATE))
+    if (type & (OMP_TGT_MAPTYPE_LITERAL | OMP_TGT_MAPTYPE_PRIVATE |
+                OMP_TGT_MAPTYPE_ATTACH))
       continue;
     if (a->mappers && a->mappers[i]) {
       if (rt_data_mapper(op, a, i, RT_DATA_UPDATE, rt_data_update))

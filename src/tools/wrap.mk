@@ -24,7 +24,7 @@ ompemu_dump_SOURCES = \
 	src/tools/dump/needs.c \
 	src/tools/dump/main.c \
 	src/tools/common/readfile.c src/tools/common/readfile.h \
-	src/runtime/image_format.c src/runtime/image_format.h \
+	src/runtime/image_format.c src/runtime/image_format.h src/runtime/readbytes.h \
 	src/runtime/entry_table.c src/runtime/entry_table.h
 # The device image and entry table readers are the runtime's own.
 ompemu_dump_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/runtime

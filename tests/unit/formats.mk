@@ -5,7 +5,7 @@ check_PROGRAMS += tests/unit/test_formats tests/unit/test_foreign_runtime
 TESTS += tests/unit/test_formats tests/unit/test_foreign_runtime
 tests_unit_test_formats_SOURCES = tests/unit/test_formats.c \
 	tests/unit/format_samples.h \
-	src/runtime/image_format.c src/runtime/image_format.h \
+	src/runtime/image_format.c src/runtime/image_format.h src/runtime/readbytes.h \
 	src/runtime/entry_table.c src/runtime/entry_table.h \
 	src/runtime/kernel_args.c src/runtime/kernel_args.h
 tests_unit_test_formats_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/runtime

@@ -64,6 +64,7 @@ data_test_sources = tests/unit/data_fake.c tests/unit/data_fake.h \
 	src/runtime/map_index.c \
 	src/runtime/devops.c src/runtime/dump.c src/runtime/lookup.c \
 	src/runtime/maplist.c src/runtime/mapper.c src/runtime/attach.c \
+	src/runtime/attach_entries.c \
 	src/runtime/data_begin_end.c src/runtime/update.c \
 	src/runtime/data_construct.c src/runtime/launch.c \
 	src/runtime/device_memory.c src/runtime/check_api.c \
@@ -75,8 +76,10 @@ data_test_cppflags = $(AM_CPPFLAGS) -I$(top_srcdir)/src/runtime
 data_test_cflags = $(unit_cflags) -Werror=incompatible-pointer-types
 data_test_ldadd = src/common/libompemu_common.la $(unit_ldadd) $(LIBS)
 check_PROGRAMS += tests/unit/test_mapping tests/unit/test_target \
+	tests/unit/test_attach \
 	tests/unit/test_launch tests/unit/test_observe tests/unit/test_check
-TESTS += tests/unit/test_mapping tests/unit/test_target tests/unit/test_launch \
+TESTS += tests/unit/test_mapping tests/unit/test_target tests/unit/test_attach \
+	tests/unit/test_launch \
 	tests/unit/test_observe tests/unit/test_check
 tests_unit_test_mapping_SOURCES = tests/unit/test_mapping.c $(data_test_sources)
 tests_unit_test_mapping_CPPFLAGS = $(data_test_cppflags)
@@ -86,6 +89,10 @@ tests_unit_test_target_SOURCES = tests/unit/test_target.c $(data_test_sources)
 tests_unit_test_target_CPPFLAGS = $(data_test_cppflags)
 tests_unit_test_target_CFLAGS = $(data_test_cflags)
 tests_unit_test_target_LDADD = $(data_test_ldadd)
+tests_unit_test_attach_SOURCES = tests/unit/test_attach.c $(data_test_sources)
+tests_unit_test_attach_CPPFLAGS = $(data_test_cppflags)
+tests_unit_test_attach_CFLAGS = $(data_test_cflags)
+tests_unit_test_attach_LDADD = $(data_test_ldadd)
 tests_unit_test_launch_SOURCES = tests/unit/test_launch.c $(data_test_sources)
 tests_unit_test_launch_CPPFLAGS = $(data_test_cppflags)
 tests_unit_test_launch_CFLAGS = $(data_test_cflags)
