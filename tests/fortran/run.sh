@@ -10,9 +10,6 @@
 # only when the program's checks pass and the trace shows ompemu's runtime
 # registered it.  Known causes of failure (tests/fortran/known-failures.txt)
 # make a failure "# TODO"; a pass is always a pass.
-# KMP_TEAMS_THREAD_LIMIT is 64 unless set: libomp caps a league at the
-# processor count otherwise (with a warning), and the programs' num_teams(3)
-# and (4) would run as 2 teams on a 2-processor machine.
 # Environment: FLANG22 (the compiler; unset: a visible skip), FORTRAN_TESTS
 # (programs by name), FORTRAN_TEST_TIMEOUT (seconds per run, 60),
 # FORTRAN_LIBOMP (another libomp.so.5 to build and run with).
@@ -113,7 +110,7 @@ for f in $progs; do
   fi
   rm -f "$o.out" "$o.err" "$o.trace"
   OMP_TARGET_OFFLOAD=mandatory OMPEMU_TEST_DEVICE=emu OMPEMU_TRACE=1 OMPEMU_TRACE_FILE="$o.trace" \
-    KMP_TEAMS_THREAD_LIMIT=${KMP_TEAMS_THREAD_LIMIT:-64} timeout "$TIMEOUT" "$OMPEMU_BUILDDIR/ompemu-run" "$o" >"$o.out" 2>"$o.err"
+    timeout "$TIMEOUT" "$OMPEMU_BUILDDIR/ompemu-run" "$o" >"$o.out" 2>"$o.err"
   rc=$?
   why=
   if [ $rc -ne 0 ]; then why="exit status $rc"
