@@ -12,7 +12,8 @@
  * What is a host data address: a value inside a readable, non-executable
  * mapping of /proc/self/maps that is not device memory.  Device memory is
  * every block the table knows and every run of adjacent mappings holding
- * one (the plugin's reserved ranges), kernel entries and aliases.  The
+ * one (the plugin's reserved ranges), kernel entries, aliases, and the
+ * host vtables of vtable entries (a GPU runtime translates those).  The
  * snapshot of the mappings is read once and again, at most once per
  * construct, when a value lands where new host memory may have appeared
  * (the heap's end, the mmap area).  Under unified shared memory host
@@ -20,6 +21,7 @@
 #define _GNU_SOURCE
 #include "config.h"
 #include "check.h"
+#include "core.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -158,7 +160,7 @@ int hostptr_is_alias(uintptr_t v) {
 /* X is a host data address (see the top of the file). */
 static int is_host_data(uintptr_t x) {
   if (x < LOW_LIMIT || x >= USER_END || hostptr_is_alias(x) ||
-      cb_find_any(x))
+      cb_find_any(x) || rt_index_in_vtable(x))
     return 0;
   if (!loaded)
     load();

@@ -86,6 +86,7 @@ RT_HIDDEN void rt_index_free(void);
 RT_HIDDEN int rt_index_find(void *host_ptr, struct rt_lib **lib, int *idx);
 RT_HIDDEN int rt_index_find_locked(void *host_ptr, struct rt_lib **lib,
                                    int *idx);
+RT_HIDDEN int rt_index_in_vtable(uintptr_t x);
 RT_HIDDEN void rt_index_rdlock(void);
 RT_HIDDEN void rt_index_wrlock(void);
 RT_HIDDEN void rt_index_unlock(void);

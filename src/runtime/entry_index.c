@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "config.h"
 #include "core.h"
+#include "entry_table.h"
 
 #include <stdlib.h>
 
@@ -16,6 +17,12 @@ struct index_row {
 static pthread_rwlock_t rt_index_lock = PTHREAD_RWLOCK_INITIALIZER;
 static struct index_row *index_rows; /* under rt_index_lock */
 static size_t index_n;
+/* The host vtables of vtable entries, sorted by address (under the lock). */
+struct vtable_row {
+  uintptr_t lo, hi;
+};
+static struct vtable_row *vtables;
+static size_t nvtables;
 
 static int index_cmp(const void *a, const void *b) {
   const struct index_row *x = a, *y = b;
@@ -40,10 +47,29 @@ int rt_index_rebuild(void) {
       rows[k++] = (struct index_row){e->addr, l, (int)(e - l->host_begin)};
   if (rows)
     qsort(rows, n, sizeof *rows, index_cmp);
+  size_t nv = 0;
+  for (size_t i = 0; i < k; i++)
+    nv += !!(rows[i].lib->host_begin[rows[i].idx].flags & RT_ENTRY_FLAG_VTABLE);
+  struct vtable_row *vt = nv ? malloc(nv * sizeof *vt) : NULL;
+  if (nv && !vt) {
+    ompemu_error("ompemu", "out of memory indexing %zu vtable entries", nv);
+    nv = 0;
+    rc = -1;
+  }
+  nv = 0;
+  for (size_t i = 0; i < k && vt; i++) {
+    const __tgt_offload_entry *e = &rows[i].lib->host_begin[rows[i].idx];
+    if (e->flags & RT_ENTRY_FLAG_VTABLE)
+      vt[nv++] = (struct vtable_row){(uintptr_t)e->addr,
+                                     (uintptr_t)e->addr + e->size};
+  }
   pthread_rwlock_wrlock(&rt_index_lock);
   free(index_rows);
   index_rows = rows;
   index_n = n;
+  free(vtables);
+  vtables = vt;
+  nvtables = nv;
   pthread_rwlock_unlock(&rt_index_lock);
   return rc;
 }
@@ -53,6 +79,9 @@ void rt_index_free(void) {
   free(index_rows);
   index_rows = NULL;
   index_n = 0;
+  free(vtables);
+  vtables = NULL;
+  nvtables = 0;
   pthread_rwlock_unlock(&rt_index_lock);
 }
 
@@ -84,4 +113,24 @@ int rt_index_find(void *host_ptr, struct rt_lib **lib, int *idx) {
   int rc = rt_index_find_locked(host_ptr, lib, idx);
   pthread_rwlock_unlock(&rt_index_lock);
   return rc;
+}
+
+/* Is X inside a host vtable that a vtable entry (clang 22's declare target
+ * indirect on virtual functions) registered?  A real runtime translates
+ * those, so device code reading one is no host access. */
+int rt_index_in_vtable(uintptr_t x) {
+  int in = 0;
+  pthread_rwlock_rdlock(&rt_index_lock);
+  size_t lo = 0, hi = nvtables;
+  while (lo < hi && !in) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (x < vtables[mid].lo)
+      hi = mid;
+    else if (x >= vtables[mid].hi)
+      lo = mid + 1;
+    else
+      in = 1;
+  }
+  pthread_rwlock_unlock(&rt_index_lock);
+  return in;
 }

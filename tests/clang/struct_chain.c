@@ -20,11 +20,18 @@ int main(void) {
   }
   CHECK(c.vals == host_vals && a->b == &b && b.c == &c, "host pointers changed");
   for (int i = 0; i < 6; i++) CHECK(c.vals[i] == i + 90, "vals[%d] = %d", i, c.vals[i]);
-  /* the same chain as a single member expression */
+#if __clang_major__ < 22
+  /* The same chain as a single member expression: clang up to 19 maps the
+   * pointers along it.  Clang 22 (OpenMP 6.0) maps only the pointee and
+   * attaches it to a->b->c->vals only where that pointer is mapped, which
+   * it is not here: device code would follow host pointers (LLVM 22's own
+   * runtime leaves 90 + i, and ompemu-run --check reports the host
+   * dereference), so the region is not portable to clang 22. */
 #pragma omp target map(tofrom: a->b->c->vals[0:6])
   for (int i = 0; i < 6; i++) a->b->c->vals[i] -= 90;
   CHECK(c.vals == host_vals, "host pointer changed (2)");
   for (int i = 0; i < 6; i++) CHECK(c.vals[i] == i, "vals[%d] = %d (2)", i, c.vals[i]);
+#endif
   free(host_vals);
   return tc_done();
 }

@@ -6,6 +6,10 @@
 // data restoring the host ones, and a mapped pointer variable with its
 // section (pq, pq[1:2]).  No kernel: this runs before __tgt_target_kernel
 // is wired.
+// Clang 16 lowers map(to: pq) map(to: pq[1:2]) in one construct without
+// attaching pq to its section (LLVM 16's own runtime leaves the device pq
+// holding the host address, as ompemu does), hence 19 and later.
+// MIN-CLANG: 19
 #include "check.h"
 #include <omp.h>
 
