@@ -27,7 +27,7 @@ mkdir -p "$W" || { echo "Bail out! cannot create $W"; exit 1; }
 
 clangxx22=
 [ -n "${CLANG22:-}" ] && [ -x "${CLANG22%/*}/clang++-22" ] && clangxx22=${CLANG22%/*}/clang++-22
-echo "1..5"
+echo "1..6"
 
 # The poison: every libomptarget name, each exiting 97 when loaded.
 poison=$W/poison
@@ -112,4 +112,25 @@ mkdir -p "$W/rt-ompemu"
 ln -sf "$ours/libomptarget.so" "$W/rt-ompemu/libomptarget.so"
 [ -n "$LIBOMP" ] && ln -sf "$LIBOMP" "$W/rt-ompemu/libomp.so"
 check 5 flang-22 "${FLANG22:-}" probe.f90 "$W/rt-ompemu" 250 " gpu-style"
+# The flang image has what item 5 of issue 18 names, and the loader took
+# each: DT_FLAGS SYMBOLIC, NEEDED ld-linux-x86-64.so.2 (bound to the one in
+# the process), the runtime's NEEDED entry bound to the runtime in the
+# process, and the Fortran runtime's symbols (over 1000) linked in.
+d=$W/flang-22
+if [ -z "${FLANG22:-}" ] || [ -z "$LIBOMP" ]; then
+  echo "ok 6 - flang-22 image facts # SKIP flang-22 or libomp absent"
+elif ! [ -f "$d/out" ] || ! img=$(ls "$d"/*.img 2>/dev/null | head -n 1) || [ -z "$img" ]; then
+  echo "not ok 6 - flang-22 image facts (no image or loader output from test 5)"
+else
+  why=
+  readelf -d "$img" | grep -q '(FLAGS) *SYMBOLIC' || why="no DT_FLAGS SYMBOLIC in the image (flang changed?)"
+  readelf -d "$img" | grep -q 'NEEDED.*\[ld-linux-x86-64.so.2\]' || why="${why:-no NEEDED ld-linux-x86-64.so.2 in the image}"
+  grep -q 'needed library ld-linux-x86-64.so.2 at handle' "$d/out" || why="${why:-the loader did not bind ld-linux-x86-64.so.2}"
+  grep -q 'needed library libomptarget.so is the runtime in the process' "$d/out" ||
+    why="${why:-the loader did not bind libomptarget.so to the runtime in the process}"
+  nsym=$(sed -n 's/.* loaded at .*, \([0-9]*\) symbols,.*/\1/p' "$d/out" | head -n 1)
+  [ "${nsym:-0}" -gt 1000 ] || why="${why:-only ${nsym:-no} symbols loaded (the Fortran runtime is not in the image)}"
+  if [ -z "$why" ]; then echo "ok 6 - flang-22 image facts ($nsym symbols)"
+  else echo "not ok 6 - flang-22 image facts ($why)"; fi
+fi
 exit 0

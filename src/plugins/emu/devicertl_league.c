@@ -20,14 +20,31 @@
  *     MaxThreads; libomp's default below that.
  * A league of one team runs the kernel on the device worker itself: libomp
  * 14 cannot run a one-team teams construct on a thread that has led a
- * parallel team (README.md, "libomp 14, teams and if"). */
+ * parallel team (README.md, "libomp 14, teams and if").
+ *
+ * libomp forms at most KMP_TEAMS_THREAD_LIMIT threads of teams (the
+ * processor count by default) and warns when asked for more teams: a
+ * kernel's num_teams(4) would run as 2 teams on 2 processors, where a GPU
+ * forms 4.  Unless the user set KMP_TEAMS_THREAD_LIMIT, raise_league_cap
+ * raises it (kmp_set_defaults, libomp 14 and 19) to what the league needs,
+ * up to MAX_LEAGUE_THREADS; it only ever grows. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* RTLD_DEFAULT */
+#endif
 #include "config.h"
 #include "devicertl_flang.h"
 #include "trace.h"
 
+#include <dlfcn.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#define MAX_LEAGUE_THREADS 1024
 
 /* The configuration part of a KernelEnvironment. */
 struct kernel_config {
@@ -95,6 +112,44 @@ static int32_t min_limit(int32_t a, int32_t b) {
   return b > 0 && b < a ? b : a;
 }
 
+/* Let libomp form NTEAMS teams of PER_TEAM threads (0: one) at least. */
+static void raise_league_cap(int32_t nteams, int32_t per_team) {
+  /* what libomp allows now; 0: not known yet, -1: leave it alone */
+  static atomic_int cap;
+  static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+  static void (*set)(const char *);
+  int64_t need = (int64_t)nteams * (per_team > 0 ? per_team : 1);
+  if (need > MAX_LEAGUE_THREADS)
+    need = MAX_LEAGUE_THREADS;
+  int now = atomic_load_explicit(&cap, memory_order_acquire);
+  if (now < 0 || (now > 0 && need <= now))
+    return;
+  pthread_mutex_lock(&mu);
+  now = atomic_load(&cap);
+  if (now == 0) { /* first league: the user's setting, else the default */
+    const char *env = getenv("KMP_TEAMS_THREAD_LIMIT");
+    set = (void (*)(const char *))dlsym(RTLD_DEFAULT, "kmp_set_defaults");
+    /* libomp's default is the processor count (not the affinity mask's):
+     * never below that */
+    long procs = sysconf(_SC_NPROCESSORS_ONLN);
+    now = flang_omp()->num_procs();
+    if (procs > now)
+      now = (int)procs;
+    if ((env && *env) || !set)
+      now = -1;
+    atomic_store(&cap, now);
+  }
+  if (now > 0 && need > now) {
+    char setting[64];
+    snprintf(setting, sizeof setting, "KMP_TEAMS_THREAD_LIMIT=%d", (int)need);
+    set(setting);
+    ompemu_trace(2, "emu", "libomp's league limit raised from %d to %d "
+                 "threads (KMP_TEAMS_THREAD_LIMIT)", now, (int)need);
+    atomic_store_explicit(&cap, (int)need, memory_order_release);
+  }
+  pthread_mutex_unlock(&mu);
+}
+
 void devicertl_call_kernel(ffi_cif *cif, void *entry, void **av,
                            struct emu_devctx *ctx) {
   if (!ctx || !ctx->kernel_env) {
@@ -124,6 +179,7 @@ void devicertl_call_kernel(ffi_cif *cif, void *entry, void **av,
     run_team(&l, &l.team);
     return;
   }
+  raise_league_cap(nteams, pushed_limit);
   o->push_num_teams(&flang_loc, o->gtid(&flang_loc), nteams, pushed_limit);
   o->fork_teams(&flang_loc, 1, (void *)team_main, &l);
   ompemu_trace(2, "emu", "device %d: kernel " OMPEMU_PTR " (flang, %s): a "
