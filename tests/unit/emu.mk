@@ -22,6 +22,7 @@ emu_flang_rtl_sources = src/plugins/emu/devicertl_flang.c \
 	src/plugins/emu/devicertl_omp.c
 tests_unit_test_exec_SOURCES = tests/unit/test_exec.c src/plugins/emu/exec.c \
 	src/plugins/emu/exec_wait.c src/plugins/emu/exec_call.c src/plugins/emu/devctx.c \
+	src/plugins/emu/exec_inline.c \
 	src/plugins/emu/exec_observe.c $(emu_flang_rtl_sources)
 tests_unit_test_exec_CFLAGS = $(emu_unit_cflags)
 tests_unit_test_exec_LDADD = $(emu_unit_ldadd)
@@ -45,6 +46,7 @@ tests_unit_test_plugin_SOURCES = tests/unit/test_plugin.c \
 	tests/unit/fake_loader.c tests/unit/fake_loader.h $(emu_arena_sources) \
 	src/plugins/emu/fault.c src/plugins/emu/alias.c src/plugins/emu/exec.c \
 	src/plugins/emu/exec_wait.c src/plugins/emu/exec_call.c src/plugins/emu/devicertl.c \
+	src/plugins/emu/exec_inline.c \
 	src/plugins/emu/devctx.c src/plugins/emu/exec_observe.c $(emu_flang_rtl_sources) \
 	src/plugins/emu/device.c src/plugins/emu/data.c \
 	src/plugins/emu/plugin.c src/plugins/emu/fptr.c src/plugins/emu/inject.c \

@@ -489,6 +489,9 @@ int reloc_apply(struct emu_image *img) {
       img->serializes = 1;
     if (n && strcmp(n, "__kmpc_target_init") == 0)
       img->gpu_style = 1;
+    if (n && (!strncmp(n, "__kmpc_", 7) || !strncmp(n, "omp_", 4) ||
+              !strncmp(n, "kmp_", 4)) && !devicertl_lookup(n))
+      img->uses_libomp = 1; /* libomp's thread state: exec_launch_here */
   }
   /* Without the cache (out of memory) every relocation looks up again. */
   if (img->nsyms) {
