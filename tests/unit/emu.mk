@@ -63,9 +63,11 @@ AM_TESTS_ENVIRONMENT += \
 	export EMU_PLUGIN_OBJECTS;
 
 # libomp 14's abort that ompemu cannot avoid (a host thread's own state):
-# an expected failure with libomp 14, a pass with any other.
-TESTS += tests/emu/teams_if_host.sh
-EXTRA_DIST += tests/emu/teams_if_host.sh tests/emu/teams_if_host.c
+# an expected failure with libomp 14, a pass with any other.  launch_here:
+# kernels run on the calling thread see the device's libomp state.
+TESTS += tests/emu/teams_if_host.sh tests/emu/launch_here.sh
+EXTRA_DIST += tests/emu/teams_if_host.sh tests/emu/teams_if_host.c \
+	tests/emu/launch_here.sh tests/emu/launch_here.c
 clean-local: clean-emu-tests
 clean-emu-tests:
 	-rm -rf tests/emu/work
