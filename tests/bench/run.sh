@@ -18,7 +18,8 @@
 # group of bench.c, or its own loop appending "RUNTIME KEY VALUE UNIT" to
 # $raw (row_process, row_translate); then call it in the list below.
 #
-# Environment: BENCH_SCALE (iterations x N, default 1), BENCH_RUNS (processes
+# Environment: BENCH_ROWS (the row groups to run, default all; see below
+# the row functions), BENCH_SCALE (iterations x N, default 1), BENCH_RUNS (processes
 # per runtime for the quick groups, default 5; the slow groups use 3),
 # BENCH_STRESS_TIMEOUT (seconds an ompemu stress run may take before it
 # counts as "timeout", default 30 x BENCH_SCALE, or 10 times LLVM 14's run
@@ -258,16 +259,15 @@ if [ -n "$clang" ] && command -v "$clang" > /dev/null 2>&1; then
 fi
 $cc -O2 "$srcdir/tests/bench/walltime.c" -o "$out/walltime" || rm -f "$out/walltime"
 
-row_launch
-row_threads8
-row_enter_exit
-row_update
-row_stress
-row_bandwidth
-row_process
-row_idle_cpu
-row_translate
-row_check
+# BENCH_ROWS: the row groups to run, by the names of their row_ functions
+# (default all): BENCH_ROWS="launch threads8 idle_cpu" make bench.
+all_groups="launch threads8 enter_exit update stress bandwidth process idle_cpu translate check"
+for g in ${BENCH_ROWS:-$all_groups}; do
+  case " $all_groups " in
+    *" $g "*) "row_$g" ;;
+    *) echo "bench: BENCH_ROWS: no row group '$g'" >&2 ;;
+  esac
+done
 
 {
   echo "ompemu make bench, $started to $(date '+%H:%M:%S'), $(nproc) CPUs," \
