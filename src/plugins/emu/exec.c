@@ -629,7 +629,10 @@ int exec_launch_here(struct exec_device *d, struct exec_stream **sp,
                      struct exec_fault *fault, unsigned needs) {
   struct worker *w;
   const struct exec_icvs *fresh;
+  /* With device events on (a timeline, a summary) kernels stay on the
+   * workers: their events are the workers' and recorded by them. */
   if (d->opt.serial || (needs & EXEC_THREAD_BOUND) || self_worker ||
+      EMU_OBS_ON() ||
       emu_current_ctx() || n < 0 || n > 256 || !entry ||
       (sp && exec_pending(*sp)) ||
       atomic_load_explicit(&(w = my_w(d))->pending, memory_order_acquire) ||
@@ -642,13 +645,8 @@ int exec_launch_here(struct exec_device *d, struct exec_stream **sp,
     vals[i] = offsets ? (char *)args[i] + offsets[i] : args[i];
   struct emu_devctx c = *ctx;
   struct exec_fault f;
-  struct emu_obs_run obs;
-  uint64_t id = EMU_OBS_QUEUED();
-  EMU_OBS_START(&obs, 1, 0, entry, 0, id);
   f.entry = entry;
   int rc = exec_call_kernel(&here_cifs, entry, vals, n, &c, &f);
-  EMU_OBS_STOP(&obs);
-  EMU_OBS_SEND(d->dev, w->idx, &obs);
   if (rc == 0)
     return 0;
   if (sp) { /* as if queued: the stream keeps the fault */

@@ -73,8 +73,9 @@ int exec_launch(struct exec_device *d, struct exec_stream **stream,
  * caller's worker have nothing pending (so the order is the same), the
  * caller is no worker, has the workers' stack size left, and, for NEEDS
  * with EXEC_USES_LIBOMP, is at libomp level 0 with a new root's ICVs
- * (exec_inline.c).  EXEC_THREAD_BOUND in NEEDS: always on a worker.  A
- * kernel run here is reported as run by the caller's worker. */
+ * (exec_inline.c), and no device events are sent (a timeline's device
+ * tracks stay the workers').  EXEC_THREAD_BOUND in NEEDS: always on a
+ * worker. */
 #define EXEC_THREAD_BOUND 1u /* = LOADER_THREAD_BOUND */
 #define EXEC_USES_LIBOMP 2u  /* = LOADER_USES_LIBOMP */
 int exec_launch_here(struct exec_device *d, struct exec_stream **stream,
