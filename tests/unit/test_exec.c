@@ -17,7 +17,6 @@
 
 #include "emu_testutil.h"
 #include "exec.h"
-#include "exec_wait.h"
 
 static struct exec_device *dev;
 
@@ -366,37 +365,6 @@ static void test_launch_here(void **state) {
   exec_device_destroy(sd);
 }
 
-
-/* wait_cpu_free: with more spinning threads than CPUs, no CPU is free
- * (read again after its 1 ms cache). */
-static atomic_int hog_stop;
-static void *hog(void *arg) {
-  (void)arg;
-  while (!atomic_load_explicit(&hog_stop, memory_order_relaxed))
-    ;
-  return NULL;
-}
-
-static void test_cpu_free(void **state) {
-  (void)state;
-  long n = sysconf(_SC_NPROCESSORS_ONLN) + 2;
-  if (n > 64)
-    n = 64;
-  pthread_t th[64];
-  atomic_store(&hog_stop, 0);
-  for (long i = 0; i < n; i++)
-    assert_int_equal(pthread_create(&th[i], NULL, hog, NULL), 0);
-  int busy = 0;
-  for (int i = 0; i < 50 && !busy; i++) {
-    usleep(2000);
-    busy = !wait_cpu_free();
-  }
-  atomic_store(&hog_stop, 1);
-  for (long i = 0; i < n; i++)
-    pthread_join(th[i], NULL);
-  assert_true(busy);
-}
-
 static void k_empty(void *a);
 
 /* A kernel that cannot start fails its synchronous launch with the reason,
@@ -558,7 +526,6 @@ int main(void) {
       cmocka_unit_test(test_call),
       cmocka_unit_test(test_serial),
       cmocka_unit_test(test_launch_here),
-      cmocka_unit_test(test_cpu_free),
       cmocka_unit_test(test_kernel_faults),
       cmocka_unit_test(test_destroy_busy),
       cmocka_unit_test(test_latency),

@@ -370,11 +370,9 @@ static void *worker_main(void *arg) {
     /* An idle worker spins (adaptively, as hosts do: a spin that fails
      * only took CPU time from the thread that would post), then yields
      * for the rest of OMPEMU_SPIN_US before it sleeps: a worker that
-     * slept makes the host's next wait a futex round trip.  Only while
-     * no thread waits for a CPU; else it sleeps at once. */
-    if (wait_cpu_free() &&
-        (wait_spin(&w->idle_spin, host_max(w->d), 0, &w->posted, v) ||
-         wait_yield(&w->posted, v, spin)))
+     * slept makes the host's next wait a futex round trip. */
+    if (wait_spin(&w->idle_spin, host_max(w->d), 0, &w->posted, v) ||
+        wait_yield(&w->posted, v, spin))
       continue;
     atomic_store(&w->sleeping, 1);
     if (atomic_load(&w->posted) == v && !atomic_load(&w->stop))

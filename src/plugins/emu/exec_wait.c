@@ -6,10 +6,8 @@
 #include "config.h"
 #include "exec_wait.h"
 
-#include <fcntl.h>
 #include <sched.h>
 #include <stddef.h>
-#include <stdlib.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -107,41 +105,4 @@ int wait_yield(_Atomic uint32_t *w, uint32_t v, long ns) {
     if ((i & 7) == 0 && wait_now_ns() - start > ns)
       return atomic_load(w) != v;
   }
-}
-
-static _Atomic long free_at;  /* when FREE was read (ns), 0: never */
-static _Atomic int cpu_free = 1;
-static long ncpu;
-
-/* The runnable threads now ("R/T" in /proc/loadavg), -1 if unknown. */
-static long runnable(void) {
-  char buf[128];
-  int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return -1;
-  ssize_t n = read(fd, buf, sizeof buf - 1);
-  close(fd);
-  if (n <= 0)
-    return -1;
-  buf[n] = '\0';
-  int fields = 0;
-  for (char *p = buf; *p; p++)
-    if (*p == ' ' && ++fields == 3)
-      return strtol(p + 1, NULL, 10);
-  return -1;
-}
-
-int wait_cpu_free(void) {
-  long now = wait_now_ns(), t = atomic_load_explicit(&free_at,
-                                                      memory_order_relaxed);
-  if (t && now - t < 1000000)
-    return atomic_load_explicit(&cpu_free, memory_order_relaxed);
-  if (!atomic_compare_exchange_strong(&free_at, &t, now))
-    return atomic_load_explicit(&cpu_free, memory_order_relaxed);
-  if (!ncpu)
-    ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-  long r = runnable();
-  int f = r < 0 || ncpu <= 0 || r <= ncpu;
-  atomic_store_explicit(&cpu_free, f, memory_order_relaxed);
-  return f;
 }

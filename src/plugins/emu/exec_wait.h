@@ -42,10 +42,4 @@ int wait_spin(struct spin_budget *b, long max, long fast_ns,
 /* Yield the CPU until *W != V, for up to NS; 1 if it changed. */
 int wait_yield(_Atomic uint32_t *w, uint32_t v, long ns);
 
-/* 1 if no thread of the machine waits for a CPU (the runnable threads in
- * /proc/loadavg, the caller included, are at most the CPUs), read at most
- * once per millisecond; 1 when it cannot be read.  An idle worker spins
- * only then: otherwise its spin takes a CPU that another thread wants. */
-int wait_cpu_free(void);
-
 #endif
