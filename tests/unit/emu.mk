@@ -67,7 +67,7 @@ AM_TESTS_ENVIRONMENT += \
 # kernels run on the calling thread see the device's libomp state.
 TESTS += tests/emu/teams_if_host.sh tests/emu/launch_here.sh
 EXTRA_DIST += tests/emu/teams_if_host.sh tests/emu/teams_if_host.c \
-	tests/emu/launch_here.sh tests/emu/launch_here.c
+	tests/emu/launch_here.sh tests/emu/launch_here.c tests/emu/launch_here_set.c
 clean-local: clean-emu-tests
 clean-emu-tests:
 	-rm -rf tests/emu/work

@@ -57,7 +57,8 @@ const void *loader_kernel_env(const struct emu_image *img, const void *entry);
 
 /* What a kernel of IMG can tell about the thread that runs it
  * (exec_launch_here): LOADER_THREAD_BOUND when it has thread-local
- * variables, is GPU-style or uses fresh_root.c's stand-ins;
+ * variables, is GPU-style, uses fresh_root.c's stand-ins or imports
+ * omp_set_* / kmp_set_* (it would change the thread's libomp state);
  * LOADER_USES_LIBOMP when it calls into libomp (its ICVs and levels). */
 #define LOADER_THREAD_BOUND 1u
 #define LOADER_USES_LIBOMP 2u
