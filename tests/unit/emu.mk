@@ -22,6 +22,7 @@ emu_flang_rtl_sources = src/plugins/emu/devicertl_flang.c \
 	src/plugins/emu/devicertl_omp.c
 tests_unit_test_exec_SOURCES = tests/unit/test_exec.c src/plugins/emu/exec.c \
 	src/plugins/emu/exec_wait.c src/plugins/emu/exec_call.c src/plugins/emu/devctx.c \
+	src/plugins/emu/exec_inline.c \
 	src/plugins/emu/exec_observe.c $(emu_flang_rtl_sources)
 tests_unit_test_exec_CFLAGS = $(emu_unit_cflags)
 tests_unit_test_exec_LDADD = $(emu_unit_ldadd)
@@ -45,6 +46,7 @@ tests_unit_test_plugin_SOURCES = tests/unit/test_plugin.c \
 	tests/unit/fake_loader.c tests/unit/fake_loader.h $(emu_arena_sources) \
 	src/plugins/emu/fault.c src/plugins/emu/alias.c src/plugins/emu/exec.c \
 	src/plugins/emu/exec_wait.c src/plugins/emu/exec_call.c src/plugins/emu/devicertl.c \
+	src/plugins/emu/exec_inline.c \
 	src/plugins/emu/devctx.c src/plugins/emu/exec_observe.c $(emu_flang_rtl_sources) \
 	src/plugins/emu/device.c src/plugins/emu/data.c \
 	src/plugins/emu/plugin.c src/plugins/emu/fptr.c src/plugins/emu/inject.c \
@@ -61,9 +63,11 @@ AM_TESTS_ENVIRONMENT += \
 	export EMU_PLUGIN_OBJECTS;
 
 # libomp 14's abort that ompemu cannot avoid (a host thread's own state):
-# an expected failure with libomp 14, a pass with any other.
-TESTS += tests/emu/teams_if_host.sh
-EXTRA_DIST += tests/emu/teams_if_host.sh tests/emu/teams_if_host.c
+# an expected failure with libomp 14, a pass with any other.  launch_here:
+# kernels run on the calling thread see the device's libomp state.
+TESTS += tests/emu/teams_if_host.sh tests/emu/launch_here.sh
+EXTRA_DIST += tests/emu/teams_if_host.sh tests/emu/teams_if_host.c \
+	tests/emu/launch_here.sh tests/emu/launch_here.c tests/emu/launch_here_set.c
 clean-local: clean-emu-tests
 clean-emu-tests:
 	-rm -rf tests/emu/work

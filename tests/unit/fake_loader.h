@@ -22,4 +22,5 @@ struct fake_image {
 
 extern int fake_loads, fake_unloads;
 
+extern unsigned fake_thread_needs; /* loader_thread_needs of every fake image */
 #endif

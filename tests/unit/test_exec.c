@@ -282,6 +282,89 @@ static void test_serial(void **state) {
   exec_device_destroy(sd);
 }
 
+
+/* exec_launch_here: on the calling thread when nothing can tell, else on
+ * the caller's worker, after what is pending there. */
+static pthread_t who;
+static int who_saw_flag, who_ctx_dev;
+static void k_who(void *a) {
+  (void)a;
+  who = pthread_self();
+  who_saw_flag = atomic_load(&flag);
+  struct emu_devctx *c = emu_current_ctx();
+  who_ctx_dev = c ? c->device : -1;
+}
+
+static void *small_stack_launch(void *arg) {
+  struct emu_devctx ctx = {1, NULL, 0, 0, 0};
+  void *a[1] = {NULL};
+  *(int *)arg = exec_launch_here(dev, NULL, (void *)k_who, a, NULL, 1, &ctx,
+                                 NULL, 0);
+  return NULL;
+}
+
+static void test_launch_here(void **state) {
+  (void)state;
+  struct emu_devctx ctx = {1, NULL, 0, 0, 0};
+  void *a[1] = {NULL};
+  struct exec_stream *q = NULL, *q2 = NULL;
+  /* Idle: here, with the device context set only during the kernel. */
+  assert_int_equal(exec_launch_here(dev, &q, (void *)k_who, a, NULL, 1, &ctx,
+                                    NULL, 0), 0);
+  assert_true(pthread_equal(who, pthread_self()));
+  assert_int_equal(who_ctx_dev, 1);
+  assert_null(emu_current_ctx());
+  assert_null(q); /* nothing queued */
+  /* Bound to the device's threads: on the worker. */
+  assert_int_equal(exec_launch_here(dev, NULL, (void *)k_who, a, NULL, 1,
+                                    &ctx, NULL, EXEC_THREAD_BOUND), 0);
+  assert_false(pthread_equal(who, pthread_self()));
+  /* Work pending on the same queue: behind it, on the worker. */
+  void *ms[1] = {(void *)(uintptr_t)30};
+  atomic_store(&flag, 0);
+  assert_int_equal(exec_launch(dev, &q, (void *)k_set_flag, ms, NULL, 1, &ctx,
+                               NULL), 0);
+  assert_int_equal(exec_launch_here(dev, &q, (void *)k_who, a, NULL, 1, &ctx,
+                                    NULL, 0), 0);
+  assert_int_equal(exec_sync(dev, &q, NULL), 0);
+  assert_false(pthread_equal(who, pthread_self()));
+  assert_int_equal(who_saw_flag, 1);
+  /* Work pending on another queue of the caller's worker: the same. */
+  atomic_store(&flag, 0);
+  assert_int_equal(exec_launch(dev, &q, (void *)k_set_flag, ms, NULL, 1, &ctx,
+                               NULL), 0);
+  assert_int_equal(exec_launch_here(dev, &q2, (void *)k_who, a, NULL, 1, &ctx,
+                                    NULL, 0), 0);
+  assert_int_equal(exec_sync(dev, &q2, NULL), 0);
+  assert_false(pthread_equal(who, pthread_self()));
+  assert_int_equal(who_saw_flag, 1);
+  assert_int_equal(exec_sync(dev, &q, NULL), 0);
+  /* A thread with less stack than the workers': on a worker. */
+  pthread_attr_t at;
+  pthread_attr_init(&at);
+  pthread_attr_setstacksize(&at, 256 << 10);
+  pthread_t th;
+  int rc = -1;
+  assert_int_equal(pthread_create(&th, &at, small_stack_launch, &rc), 0);
+  pthread_join(th, NULL);
+  pthread_attr_destroy(&at);
+  assert_int_equal(rc, 0);
+  assert_false(pthread_equal(who, th));
+  /* Serial: always on the worker. */
+  struct exec_options o;
+  exec_read_options(&o);
+  o.serial = 1;
+  o.workers = 1;
+  struct exec_device *sd = exec_device_create(3, &o);
+  assert_non_null(sd);
+  struct emu_devctx sctx = {3, NULL, 0, 0, 0};
+  assert_int_equal(exec_launch_here(sd, NULL, (void *)k_who, a, NULL, 1, &sctx,
+                                    NULL, 0), 0);
+  assert_false(pthread_equal(who, pthread_self()));
+  assert_int_equal(who_ctx_dev, 3);
+  exec_device_destroy(sd);
+}
+
 static void k_empty(void *a);
 
 /* A kernel that cannot start fails its synchronous launch with the reason,
@@ -442,6 +525,7 @@ int main(void) {
       cmocka_unit_test(test_events),
       cmocka_unit_test(test_call),
       cmocka_unit_test(test_serial),
+      cmocka_unit_test(test_launch_here),
       cmocka_unit_test(test_kernel_faults),
       cmocka_unit_test(test_destroy_busy),
       cmocka_unit_test(test_latency),

@@ -261,7 +261,8 @@ static void test_load_and_launch(void **state) {
   static char big[3 * 4096];
   assert_int_not_equal(
       __tgt_rtl_data_submit(0, t->EntriesBegin[0].addr, big, sizeof big), 0);
-  /* A synchronous launch runs on a device thread. */
+  /* A launch on an idle queue runs on the calling thread, unless the
+   * image is bound to the device's threads (thread-local data, ...). */
   int host[100];
   for (int i = 0; i < 100; i++)
     host[i] = i;
@@ -274,6 +275,17 @@ static void test_load_and_launch(void **state) {
   ptrdiff_t offs[3] = {0, 0, 3};
   assert_int_equal(__tgt_rtl_run_target_team_region(0, kscale, args, offs, 3,
                                                     4, 8, 100), 0);
+  assert_true(pthread_equal(kernel_thread, pthread_self()));
+  assert_int_equal(kernel_dev, 0);
+  __tgt_rtl_data_retrieve(0, host, da, sizeof host);
+  assert_int_equal(host[99], 297);
+  fake_thread_needs = 1; /* LOADER_THREAD_BOUND */
+  for (int i = 0; i < 100; i++)
+    host[i] = i;
+  __tgt_rtl_data_submit(0, da, host, sizeof host);
+  assert_int_equal(__tgt_rtl_run_target_team_region(0, kscale, args, offs, 3,
+                                                    4, 8, 100), 0);
+  fake_thread_needs = 0;
   assert_false(pthread_equal(kernel_thread, pthread_self()));
   assert_int_equal(kernel_dev, 0);
   __tgt_rtl_data_retrieve(0, host, da, sizeof host);

@@ -34,6 +34,7 @@
 #include "exec.h"
 #include "arena.h"
 #include "exec_call.h"
+#include "exec_inline.h"
 #include "exec_observe.h"
 #include "exec_wait.h"
 #include "envvar.h"
@@ -92,6 +93,7 @@ struct worker {
   struct cmd *head, *tail;
   _Atomic uint32_t count;  /* commands in the list */
   _Atomic uint32_t posted; /* futex word: bumped per command */
+  _Atomic uint32_t pending; /* commands queued and not yet finished */
   _Alignas(64) _Atomic int sleeping;
   _Atomic int stop;
   _Atomic int busy; /* running a command (checked at destruction) */
@@ -107,6 +109,8 @@ struct worker {
 struct exec_device {
   int dev;
   struct exec_options opt;
+  _Atomic int icvs_state; /* FRESH: 0 not read, 1 reading, 2 read */
+  struct exec_icvs fresh; /* a new libomp root's, read on a worker */
   int nworkers;
   _Atomic int next_worker;
   struct worker w[MAX_WORKERS];
@@ -207,6 +211,7 @@ static void push(struct worker *w, struct cmd *c) {
     w->head = c;
   w->tail = c;
   atomic_fetch_add(&w->count, 1);
+  atomic_fetch_add(&w->pending, 1);
   pthread_mutex_unlock(&w->lock);
   atomic_fetch_add(&w->posted, 1);
   if (atomic_load(&w->sleeping))
@@ -332,6 +337,7 @@ static void run(struct worker *w, struct cmd *c) {
     break;
   }
   EMU_OBS_STOP(&obs);
+  atomic_fetch_sub_explicit(&w->pending, 1, memory_order_release);
   if (!s) {
     complete(c);
     EMU_OBS_SEND(w->d->dev, w->idx, &obs);
@@ -595,6 +601,66 @@ int exec_launch(struct exec_device *d, struct exec_stream **sp, void *entry,
   if (rc != 0 && !fault)
     report_fault(d->dev, &local);
   return rc;
+}
+
+/* This thread's libffi call descriptions for kernels it runs itself. */
+static __thread struct exec_cifs here_cifs;
+
+/* D's new-root ICVs, read once on the caller's worker: NULL while another
+ * thread reads them. */
+static const struct exec_icvs *fresh_icvs(struct exec_device *d) {
+  int st = atomic_load_explicit(&d->icvs_state, memory_order_acquire);
+  if (st == 2)
+    return &d->fresh;
+  int exp = 0;
+  if (st != 0 || !atomic_compare_exchange_strong(&d->icvs_state, &exp, 1))
+    return NULL;
+  if (exec_call(d, exec_inline_read_icvs, &d->fresh, NULL) != 0) {
+    atomic_store(&d->icvs_state, 0);
+    return NULL;
+  }
+  atomic_store_explicit(&d->icvs_state, 2, memory_order_release);
+  return &d->fresh;
+}
+
+int exec_launch_here(struct exec_device *d, struct exec_stream **sp,
+                     void *entry, void *const *args, const ptrdiff_t *offsets,
+                     int32_t n, const struct emu_devctx *ctx,
+                     struct exec_fault *fault, unsigned needs) {
+  struct worker *w;
+  const struct exec_icvs *fresh;
+  /* With device events on (a timeline, a summary) kernels stay on the
+   * workers: their events are the workers' and recorded by them. */
+  if (d->opt.serial || (needs & EXEC_THREAD_BOUND) || self_worker ||
+      EMU_OBS_ON() ||
+      emu_current_ctx() || n < 0 || n > 256 || !entry ||
+      (sp && exec_pending(*sp)) ||
+      atomic_load_explicit(&(w = my_w(d))->pending, memory_order_acquire) ||
+      !exec_inline_stack_ok(d->opt.stack_size) ||
+      ((needs & EXEC_USES_LIBOMP) &&
+       (!(fresh = fresh_icvs(d)) || !exec_inline_icvs_ok(fresh))))
+    return exec_launch(d, sp, entry, args, offsets, n, ctx, fault);
+  void *vals[n ? n : 1];
+  for (int32_t i = 0; i < n; i++)
+    vals[i] = offsets ? (char *)args[i] + offsets[i] : args[i];
+  struct emu_devctx c = *ctx;
+  struct exec_fault f;
+  f.entry = entry;
+  int rc = exec_call_kernel(&here_cifs, entry, vals, n, &c, &f);
+  if (rc == 0)
+    return 0;
+  if (sp) { /* as if queued: the stream keeps the fault */
+    struct exec_stream *s = stream_get(d, sp);
+    if (!s)
+      return -1;
+    stream_fail(s, &f);
+    return 0;
+  }
+  if (fault)
+    *fault = f;
+  else
+    report_fault(d->dev, &f);
+  return -1;
 }
 
 int exec_launch_failing(struct exec_device *d, struct exec_stream **sp,

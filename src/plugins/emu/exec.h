@@ -68,6 +68,21 @@ int exec_launch(struct exec_device *d, struct exec_stream **stream,
                 int32_t n, const struct emu_devctx *ctx,
                 struct exec_fault *fault);
 
+/* As exec_launch, but run the kernel on the calling thread, at once, when
+ * nothing can tell the difference: not serial, the queue *STREAM and the
+ * caller's worker have nothing pending (so the order is the same), the
+ * caller is no worker, has the workers' stack size left, and, for NEEDS
+ * with EXEC_USES_LIBOMP, is at libomp level 0 with a new root's ICVs
+ * (exec_inline.c), and no device events are sent (a timeline's device
+ * tracks stay the workers').  EXEC_THREAD_BOUND in NEEDS: always on a
+ * worker. */
+#define EXEC_THREAD_BOUND 1u /* = LOADER_THREAD_BOUND */
+#define EXEC_USES_LIBOMP 2u  /* = LOADER_USES_LIBOMP */
+int exec_launch_here(struct exec_device *d, struct exec_stream **stream,
+                     void *entry, void *const *args, const ptrdiff_t *offsets,
+                     int32_t n, const struct emu_devctx *ctx,
+                     struct exec_fault *fault, unsigned needs);
+
 /* As exec_launch, but the worker fails the kernel with reason WHY instead
  * of calling it: fault injection that takes the real failure path. */
 int exec_launch_failing(struct exec_device *d, struct exec_stream **stream,

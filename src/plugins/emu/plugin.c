@@ -269,8 +269,9 @@ static int32_t launch(int32_t id, void *entry, void **args, ptrdiff_t *offs,
   const char *injected = emu_inject(EMU_INJECT_LAUNCH);
   int rc = injected ? exec_launch_failing(d->exec, emu_queue_of(ai), entry,
                                           injected, &f)
-                    : exec_launch(d->exec, emu_queue_of(ai), entry, args,
-                                  offs, n, &ctx, &f);
+                    : exec_launch_here(d->exec, emu_queue_of(ai), entry,
+                                       args, offs, n, &ctx, &f,
+                                       loader_thread_needs(img));
   if (rc != 0 && f.why[0]) /* else exec reported why it could not queue */
     report_fault(d, &f);
   return rc == 0 ? OFFLOAD_SUCCESS : OFFLOAD_FAIL;

@@ -404,6 +404,13 @@ uintptr_t loader_base(const struct emu_image *img) {
 size_t loader_span(const struct emu_image *img) { return img->memsize; }
 const char *loader_label(const struct emu_image *img) { return img->label; }
 
+unsigned loader_thread_needs(const struct emu_image *img) {
+  unsigned r = img->uses_libomp ? LOADER_USES_LIBOMP : 0u;
+  if (img->tls || img->serializes || img->gpu_style || img->sets_icvs)
+    r |= LOADER_THREAD_BOUND;
+  return r;
+}
+
 const void *loader_kernel_env(const struct emu_image *img, const void *entry) {
   size_t lo = 0, hi = img ? img->nkernels : 0;
   while (lo < hi) {

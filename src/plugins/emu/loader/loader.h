@@ -55,6 +55,15 @@ struct loader_kernel {
  * binary search: cheap enough for every launch. */
 const void *loader_kernel_env(const struct emu_image *img, const void *entry);
 
+/* What a kernel of IMG can tell about the thread that runs it
+ * (exec_launch_here): LOADER_THREAD_BOUND when it has thread-local
+ * variables, is GPU-style, uses fresh_root.c's stand-ins or imports
+ * omp_set_* / kmp_set_* (it would change the thread's libomp state);
+ * LOADER_USES_LIBOMP when it calls into libomp (its ICVs and levels). */
+#define LOADER_THREAD_BOUND 1u
+#define LOADER_USES_LIBOMP 2u
+unsigned loader_thread_needs(const struct emu_image *img);
+
 /* Device entries found in IMG's omp_offloading_entries section, or in the
  * 56-byte llvm_offload_entries of clang 22 and flang 22 (in the 32-byte
  * form, their data word as reserved): device addresses and names, for tools

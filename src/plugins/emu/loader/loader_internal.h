@@ -64,6 +64,8 @@ struct emu_image {
 
   int serializes;      /* imports __kmpc_serialized_parallel */
   int gpu_style;       /* imports __kmpc_target_init (flang's kernels) */
+  int uses_libomp;     /* imports libomp calls the device runtime lacks */
+  int sets_icvs;       /* imports omp_set_* / kmp_set_* (ICVs, locks) */
   struct loader_kernel *kernels; /* GPU-style kernels, sorted by entry */
   size_t nkernels;
   struct emu_tls *tls; /* PT_TLS module, or NULL */
