@@ -86,6 +86,10 @@ struct cblock {
   int initialized;       /* every byte was written by a copy or kernel */
   int uninit_reported;   /* a finding about its poison was made */
   int lost_reported;     /* ... about a lost result */
+  int kernel_transfer;   /* a kernel reached it through a map entry of its
+                            own construct that moves data (to, from,
+                            implicit) or through none: not only through
+                            an explicit map(alloc:) */
   const char *last_kernel; /* interned name of the last kernel it reached */
   const char *last_kernel_at;
   /* report */

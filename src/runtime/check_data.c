@@ -133,9 +133,14 @@ void data_after_copy_from(struct cregion *r, struct cblock *b, uintptr_t tgt,
                 kernel_words(b, k, sizeof k), (int)b->dev, OMPEMU_P(b->tgt));
 }
 
+/* A mapping this small is one scalar (an int, a double, a double
+ * complex): map(to:) gives the region its own copy, as firstprivate does,
+ * and programs write that copy on purpose (docs/check.md). */
+#define MAX_SCALAR 16
+
 void data_before_free(struct cregion *r, struct cblock *b) {
   if (!r || b->kind != CB_MAPPED || !b->expect || b->lost_reported ||
-      !b->last_kernel)
+      !b->last_kernel || !b->kernel_transfer || b->size <= MAX_SCALAR)
     return;
   /* The entry that removed it: a `to` without `from` (release and delete
    * throw the device copy away on purpose). */
@@ -283,6 +288,23 @@ static void use_after_free(struct cregion *r, const struct obs_event *e,
                   OMPEMU_P(f->tgt));
 }
 
+/* Every entry of R's map list for B is an explicit map(alloc:) (none
+ * moves data, none is implicit, and there is at least one): the program
+ * said the kernel uses B's device copy as storage only. */
+static int alloc_only(const struct cregion *r, const struct cblock *b) {
+  int n = 0;
+  for (int i = 0; i < r->nuses; i++) {
+    const struct cuse *u = &r->uses[i];
+    if (u->tgt < b->tgt || u->tgt >= b->tgt + b->size)
+      continue;
+    if (u->maptype & (OMP_TGT_MAPTYPE_TO | OMP_TGT_MAPTYPE_FROM |
+                      OMP_TGT_MAPTYPE_IMPLICIT))
+      return 0;
+    n++;
+  }
+  return n > 0;
+}
+
 void data_kernel_begin(struct cregion *r, struct obs_event *e) {
   for (int32_t k = 0; e->args && k < e->nargs; k++) {
     uintptr_t v = (uintptr_t)e->args[k] + (e->offs ? (uintptr_t)e->offs[k] : 0);
@@ -319,6 +341,16 @@ void data_kernel_begin(struct cregion *r, struct obs_event *e) {
       b->last_kernel = r->kernel;
       b->last_kernel_at = r->where;
     }
+  }
+  for (int32_t k = 0; e->args && k < e->nargs; k++) {
+    struct cblock *b = cb_find(e->device, (uintptr_t)e->args[k]);
+    if (b && !b->kernel_transfer && !alloc_only(r, b))
+      b->kernel_transfer = 1;
+  }
+  for (int i = 0; i < r->nuses; i++) {
+    struct cblock *b = cb_find(r->dev, r->uses[i].tgt);
+    if (b && !b->kernel_transfer && !alloc_only(r, b))
+      b->kernel_transfer = 1;
   }
 }
 
