@@ -1,8 +1,7 @@
 /* Unit tests of the device memory arena (src/plugins/emu/arena*.c): fixed
  * reservation, determinism, alignment, capacity, poison (eager and lazy),
- * bad frees, lookups, the quarantine, the reuse delay, the check-mode
- * layout (guard pages, slack canaries, the NaN poison, poisoned-byte
- * counts) and the fault handler's messages (fault.c). */
+ * bad frees, lookups, the quarantine, the reuse delay (check mode:
+ * test_arena_check.c). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -17,28 +16,11 @@
 #include "arena.h"
 #include "devicertl.h"
 #include "emu_testutil.h"
+#include "arena_testutil.h"
 #include "fault.h"
 
 #include <math.h>
 #include <time.h>
-
-/* Reads and writes of memory the arena told ASan is off limits (freed
- * blocks, slack, guard pages) are the point of several tests here. */
-#if defined(__SANITIZE_ADDRESS__)
-#define NO_ASAN __attribute__((no_sanitize_address))
-#else
-#define NO_ASAN
-#endif
-
-NO_ASAN static unsigned char peek(const void *p) {
-  return *(const volatile unsigned char *)p;
-}
-
-/* Test-only bases, in the window of the last device, which no test here
- * initialises: one per test (512 MiB apart) so a failed test never leaves
- * another one's range mapped. */
-#define TB(k) (EMU_DATA_BASE + 15 * EMU_DATA_STRIDE + (uintptr_t)(k) * 0x20000000ULL)
-#define MB (1u << 20)
 
 static void test_fixed_base(void **state) {
   (void)state;
@@ -270,16 +252,6 @@ static void test_reservation_conflict(void **state) {
   arena_destroy(x);
 }
 
-static sigjmp_buf fault_jmp;
-static volatile uintptr_t fault_addr;
-
-static void on_segv(int sig, siginfo_t *si, void *uc) {
-  (void)sig;
-  (void)uc;
-  fault_addr = (uintptr_t)si->si_addr;
-  siglongjmp(fault_jmp, 1);
-}
-
 static void test_quarantine(void **state) {
   (void)state;
   setenv("OMPEMU_QUARANTINE", "1", 1);
@@ -313,29 +285,6 @@ static void test_quarantine(void **state) {
   assert_int_equal((unsigned char)r[10], EMU_POISON_BYTE);
   r[10] = 1;
   arena_destroy(a);
-}
-
-/* Run FN in a child with stderr captured; its exit status in *STATUS,
- * what it printed returned (malloc'd). */
-static char *in_child(void (*fn)(void), int *status) {
-  int fds[2];
-  assert_int_equal(pipe(fds), 0);
-  pid_t pid = fork();
-  assert_true(pid >= 0);
-  if (pid == 0) {
-    signal(SIGSEGV, SIG_DFL);
-    dup2(fds[1], 2);
-    fn();
-    _exit(0);
-  }
-  close(fds[1]);
-  char *buf = calloc(1, 4096);
-  ssize_t n = 0, r;
-  while ((r = read(fds[0], buf + n, 4095 - (size_t)n)) > 0)
-    n += r;
-  close(fds[0]);
-  waitpid(pid, status, 0);
-  return buf;
 }
 
 NO_ASAN static void touch_quarantined(void) {
@@ -404,25 +353,6 @@ static void test_reuse_delay(void **state) {
   assert_int_equal(arena_free(a, x), 0);
   assert_ptr_equal(arena_alloc(a, 2048), x);
   arena_destroy(a);
-}
-
-
-NO_ASAN static void poke(void *p, char v) { *(volatile char *)p = v; }
-
-/* 1 if reading the byte at P faults. */
-NO_ASAN static int faults(const volatile char *p) {
-  struct sigaction sa, old;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_sigaction = on_segv;
-  sa.sa_flags = SA_SIGINFO;
-  sigaction(SIGSEGV, &sa, &old);
-  int faulted = 0;
-  if (sigsetjmp(fault_jmp, 1) == 0)
-    (void)*p;
-  else
-    faulted = 1;
-  sigaction(SIGSEGV, &old, NULL);
-  return faulted;
 }
 
 static int all_bytes(const void *p, size_t n, unsigned char v) {
@@ -571,263 +501,6 @@ static void test_scales(void **state) {
   arena_destroy(a);
 }
 
-/* Check mode: a block ends where its page ends (8 or 16-byte aligned),
- * the next page is a guard, the rest of the range is PROT_NONE, freed
- * blocks are PROT_NONE, and the poison is a NaN as float and double. */
-static void test_check_layout(void **state) {
-  (void)state;
-  struct emu_arena *a = arena_create_ex("data", 0, TB(20), 4 * MB, 256,
-                                        ARENA_CHECK, 64 * MB);
-  assert_non_null(a);
-  double *d = arena_alloc(a, 1000 * sizeof(double));
-  assert_int_equal(((uintptr_t)d + 8000) % 4096, 0);
-  assert_int_equal((uintptr_t)d % 16, 0);
-  char *c = arena_alloc(a, 13); /* not a multiple of 8: 3 bytes of slack */
-  assert_int_equal(((uintptr_t)c + 16) % 4096, 0);
-  assert_int_equal((uintptr_t)c % 8, 0);
-  assert_true(arena_owns(a, (char *)TB(20) + 32 * MB)); /* the span */
-  arena_settle(a);
-  assert_true(isnan(d[0]) && isnan(d[999]));
-  float *f = (float *)d;
-  assert_true(isnan(f[1]));
-  assert_int_equal(((int32_t *)d)[3], -678491);
-  assert_true(faults((char *)d + 8000));         /* the guard page */
-  assert_true(faults((char *)TB(20)));           /* the first page */
-  assert_true(faults((char *)TB(20) + 32 * MB)); /* never allocated */
-  assert_false(faults((char *)d + 7999));
-  size_t count = 0;
-  d[10] = 1.0;
-  assert_int_equal(arena_poisoned_bytes(a, d, 8000, &count), 0);
-  assert_int_equal(count, 8000 - 8);
-  assert_int_equal(arena_free(a, d), 0);
-  /* What a kernel launch given D does first (arena_protect.c). */
-  arena_settle(a);
-  arena_note_kernel(a, d, (void *)0x1234);
-  assert_true(faults((char *)d)); /* quarantined */
-  /* A freed block is not handed out again while the range has room. */
-  double *e = arena_alloc(a, 8000);
-  assert_ptr_not_equal(e, d);
-  /* Capacity counts what was asked for, as in the default mode. */
-  assert_int_equal(arena_in_use(a), 8192 + 256);
-  assert_null(arena_alloc(a, 4 * MB));
-  /* The slack after a block is checked when it is freed. */
-  poke(c + 13, 'x');
-  struct capture cap;
-  capture_begin(&cap);
-  assert_int_equal(arena_free(a, c), 0);
-  char *out = capture_end(&cap);
-  char want[300];
-  snprintf(want, sizeof want, "device 0: check: device memory past the end of "
-           "the data block [0x%016lx, 0x%016lx) of 13 bytes was written, up "
-           "to 1 bytes past the end; found when it was freed",
-           (unsigned long)c, (unsigned long)(c + 13));
-  assert_non_null(strstr(out, want));
-  free(out);
-  arena_destroy(a);
-}
-
-/* Check mode: a freed block keeps its pages read-write for a while
- * (arena_protect.c).  An allocation on them needs no system call, but a
- * guard page that falls on them must still be made PROT_NONE; freed pages
- * become inaccessible before the EMU_CHECK_PROTECT_EVERY-th kernel after
- * the free, or before a kernel given a pointer into them. */
-static void test_check_lazy_protect(void **state) {
-  (void)state;
-  uintptr_t base = TB(23);
-  struct emu_arena *a = arena_create_ex("data", 0, base, 64 << 10, 256,
-                                        ARENA_CHECK, 64 << 10);
-  assert_non_null(a);
-  char *x = arena_alloc(a, 8192); /* pages 1-2, guard 3 */
-  assert_ptr_equal(x, (char *)base + 4096);
-  assert_int_equal(arena_free(a, x), 0);
-  assert_false(faults(x)); /* still read-write: no kernel ran */
-  char *y = arena_alloc(a, 11 * 4096); /* pages 4-14, guard 15 */
-  assert_ptr_equal(y, (char *)base + 4 * 4096);
-  /* The range is full: the quarantined block's extent is reused, and the
-   * new block's guard page (page 2) was part of the freed block. */
-  char *z = arena_alloc(a, 4096);
-  assert_ptr_equal(z, x);
-  assert_false(faults(z));
-  assert_true(faults(z + 4096));
-  /* A block larger than EMU_CHECK_KEEP_MAX is given back at once. */
-  assert_int_equal(arena_free(a, y), 0);
-  assert_true(faults(y + 5 * 4096));
-  assert_int_equal(arena_free(a, z), 0);
-  assert_false(faults(z));
-  for (int i = 1; i < EMU_CHECK_PROTECT_EVERY; i++)
-    arena_settle(a);
-  assert_false(faults(z));
-  arena_settle(a);
-  assert_true(faults(z));
-  assert_true(faults(z + 4096));
-  arena_destroy(a);
-}
-
-/* Check mode: freed blocks are protected together, joined across the
- * guard pages between them but never across a live block; a pointer to a
- * freed block copied to the device, or given to a kernel, protects it
- * before the next kernel. */
-static void test_check_protect_runs(void **state) {
-  (void)state;
-  struct emu_arena *a = arena_create_ex("data", 0, TB(25), 4 * MB, 256,
-                                        ARENA_CHECK, 64 * MB);
-  char *b[5];
-  for (int i = 0; i < 5; i++)
-    b[i] = arena_alloc(a, 64);
-  assert_int_equal(arena_free(a, b[0]), 0);
-  assert_int_equal(arena_free(a, b[1]), 0);
-  assert_int_equal(arena_free(a, b[3]), 0);
-  for (int i = 0; i < EMU_CHECK_PROTECT_EVERY; i++)
-    arena_settle(a);
-  assert_true(faults(b[0]) && faults(b[1]) && faults(b[3]));
-  assert_false(faults(b[2]));
-  assert_false(faults(b[4]));
-  /* B[2]'s address goes to the device: once freed, it is protected before
-   * the next kernel. */
-  uint64_t words[2] = {42, (uint64_t)(uintptr_t)(b[2] + 8)};
-  arena_note_pointers(a, words, sizeof words);
-  assert_int_equal(arena_free(a, b[2]), 0);
-  assert_false(faults(b[2]));
-  arena_settle(a);
-  assert_true(faults(b[2]));
-  assert_false(faults(b[4]));
-  /* A kernel given a pointer into freed B[4]. */
-  assert_int_equal(arena_free(a, b[4]), 0);
-  arena_settle(a);
-  assert_false(faults(b[4]));
-  arena_note_kernel(a, b[4] + 16, (void *)0x1234);
-  assert_true(faults(b[4]));
-  arena_destroy(a);
-}
-
-/* Check mode: a block allocated on the kept pages of a freed block reads
- * as the poison, never as the old block's bytes, whether or not a kernel
- * ran in between, and when a kernel wrote the freed block before its
- * pages were protected (case 2). */
-static void test_check_reuse_poisoned(void **state) {
-  (void)state;
-  for (int kernel = 0; kernel < 3; kernel++) {
-    uintptr_t base = TB(24);
-    struct emu_arena *a = arena_create_ex("data", 0, base, 64 << 10, 256,
-                                          ARENA_CHECK, 64 << 10);
-    assert_non_null(a);
-    char *x = arena_alloc(a, 64);
-    assert_int_equal(arena_write_begin(a, x, 64), 0);
-    memset(x, 0x11, 64);
-    if (kernel == 1)
-      arena_settle(a);
-    assert_int_equal(arena_free(a, x), 0);
-    if (kernel == 2) {
-      arena_settle(a);
-      memset(x - 16, 0x22, 80); /* a kernel's write after the free */
-    }
-    char *y = arena_alloc(a, 12 * 4096); /* pages 3-14: the rest */
-    assert_non_null(y);
-    uint32_t *z = arena_alloc(a, 64 + 16); /* on x's pages, not at x */
-    assert_ptr_equal((char *)z, (char *)base + 8192 - 80);
-    assert_int_equal(arena_read_begin(a, z, 80), 0);
-    for (int i = 0; i < 20; i++)
-      assert_int_equal(z[i], EMU_CHECK_POISON_WORD);
-    arena_destroy(a);
-  }
-}
-
-/* Check mode with more live blocks than may have guard pages: the rest
- * lose their guard, nothing fails. */
-static void test_check_many(void **state) {
-  (void)state;
-  enum { N = EMU_CHECK_GUARDED_MAX + 100 };
-  const char *pre = getenv("LD_PRELOAD");
-  if (pre && strstr(pre, "vgpreload")) {
-    /* Valgrind tracks at most about 30 000 mappings (VG_N_SEGMENTS). */
-    fprintf(stderr, "# under valgrind: too many mappings for it, not run\n");
-    return;
-  }
-  struct emu_arena *a = arena_create_ex("data", 0, TB(21), 64 * MB, 256,
-                                        ARENA_CHECK, 256 * MB);
-  static char *blk[N];
-  for (int i = 0; i < N; i++) {
-    blk[i] = arena_alloc(a, 64);
-    assert_non_null(blk[i]);
-  }
-  assert_true(faults(blk[0] + 64));
-  assert_ptr_equal(blk[N - 1], blk[N - 2] + 4096); /* no guard between */
-  /* Pages opened ahead of unguarded blocks are closed before a kernel. */
-  arena_settle(a);
-  assert_true(faults(blk[N - 1] + 64));
-  assert_false(faults(blk[N - 1]));
-  for (int i = 0; i < N; i++)
-    assert_int_equal(arena_free(a, blk[i]), 0);
-  arena_destroy(a);
-}
-
-static struct emu_arena *child_arena;
-static char *child_block;
-
-static void child_setup(void) {
-  fault_set_check(1, 42);
-  child_arena = arena_create_ex("data", 2, TB(22), 4 * MB, 256, ARENA_CHECK,
-                                64 * MB);
-  fault_register_arena(child_arena, 1);
-  child_block = arena_alloc(child_arena, 800);
-  arena_settle(child_arena);
-}
-
-NO_ASAN static void read_past_end(void) {
-  child_setup();
-  static struct emu_devctx ctx = {.device = 2, .num_teams = 1,
-                                  .thread_limit = 1, .entry = (void *)0x1234};
-  emu_set_ctx(&ctx);
-  (void)*(volatile double *)(child_block + 808);
-}
-
-NO_ASAN static void read_freed(void) {
-  child_setup();
-  arena_free(child_arena, child_block);
-  /* What a kernel launch given the pointer does first. */
-  arena_settle(child_arena);
-  arena_note_kernel(child_arena, child_block, (void *)0x1234);
-  (void)*(volatile char *)(child_block + 5);
-}
-
-NO_ASAN static void read_unallocated(void) {
-  child_setup();
-  (void)*(volatile char *)(TB(22) + 40 * MB);
-}
-
-/* In check mode a device fault ends the process with the check status,
- * after one message naming the kernel and the block. */
-static void test_fault_messages(void **state) {
-  (void)state;
-  int status = 0;
-  char want[300];
-  char *out = in_child(read_past_end, &status);
-  assert_true(WIFEXITED(status));
-  assert_int_equal(WEXITSTATUS(status), 42);
-  snprintf(want, sizeof want, "emu: error: device 2: kernel at "
-           "0x0000000000001234: invalid read of device memory at 0x%016lx, "
-           "8 bytes past the end of the live data block [0x%016lx, 0x%016lx) "
-           "of 800 bytes", (unsigned long)TB(22) + 8192 + 8,
-           (unsigned long)TB(22) + 8192 - 800, (unsigned long)TB(22) + 8192);
-  if (!strstr(out, want))
-    fprintf(stderr, "got: %s\nwant: %s\n", out, want);
-  assert_non_null(strstr(out, want));
-  free(out);
-  out = in_child(read_freed, &status);
-  assert_int_equal(WEXITSTATUS(status), 42);
-  snprintf(want, sizeof want, "invalid read of device memory at 0x%016lx, "
-           "inside the freed data block [0x%016lx, 0x%016lx) of 800 bytes, "
-           "at offset 5", (unsigned long)TB(22) + 8192 - 800 + 5,
-           (unsigned long)TB(22) + 8192 - 800, (unsigned long)TB(22) + 8192);
-  assert_non_null(strstr(out, want));
-  free(out);
-  out = in_child(read_unallocated, &status);
-  assert_int_equal(WEXITSTATUS(status), 42);
-  assert_non_null(strstr(out, "in never-allocated device memory of the data "
-                              "range"));
-  free(out);
-}
-
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fixed_base),
@@ -846,12 +519,6 @@ int main(void) {
       cmocka_unit_test(test_lazy_free),
       cmocka_unit_test(test_first_fit_many),
       cmocka_unit_test(test_scales),
-      cmocka_unit_test(test_check_layout),
-      cmocka_unit_test(test_check_lazy_protect),
-      cmocka_unit_test(test_check_reuse_poisoned),
-      cmocka_unit_test(test_check_protect_runs),
-      cmocka_unit_test(test_check_many),
-      cmocka_unit_test(test_fault_messages),
   };
   return cmocka_run_group_tests_name("emu arena", tests, NULL, NULL);
 }

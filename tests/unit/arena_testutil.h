@@ -1,0 +1,37 @@
+/* Helpers of the arena unit tests (arena_testutil.c) and the test-only
+ * address ranges they use. */
+#ifndef OMPEMU_ARENA_TESTUTIL_H
+#define OMPEMU_ARENA_TESTUTIL_H
+
+#include <setjmp.h>
+#include <signal.h>
+#include <stdint.h>
+
+#include "arena.h"
+
+/* Reads and writes of memory the arena told ASan is off limits (freed
+ * blocks, slack, guard pages) are the point of several tests here. */
+#if defined(__SANITIZE_ADDRESS__)
+#define NO_ASAN __attribute__((no_sanitize_address))
+#else
+#define NO_ASAN
+#endif
+
+/* Test-only bases, in the window of the last device, which no test here
+ * initialises: one per test (512 MiB apart) so a failed test never leaves
+ * another one's range mapped. */
+#define TB(k) (EMU_DATA_BASE + 15 * EMU_DATA_STRIDE + (uintptr_t)(k) * 0x20000000ULL)
+#define MB (1u << 20)
+
+extern sigjmp_buf fault_jmp;
+extern volatile uintptr_t fault_addr;
+void on_segv(int sig, siginfo_t *si, void *uc);
+unsigned char peek(const void *p);
+void poke(void *p, char v);
+/* 1 if reading the byte at P faults. */
+int faults(const volatile char *p);
+/* Run FN in a child with stderr captured; its exit status in *STATUS,
+ * what it printed returned (malloc'd). */
+char *in_child(void (*fn)(void), int *status);
+
+#endif
