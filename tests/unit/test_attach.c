@@ -329,7 +329,8 @@ static void test_malformed(void **state) {
   m.base[2] = &s.q;
   m.type[1] = TO | MOF(2);
   expect_refused(&m, "is a member of an ATTACH entry");
-  assert_memory_equal(&s, &snap, sizeof s);
+  assert_int_equal(s.n, snap.n); /* fields: the padding is not set */
+  assert_ptr_equal(s.q, snap.q);
 }
 
 /* An unmapped pointer argument (clang 14: a zero-length section; clang
