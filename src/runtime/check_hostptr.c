@@ -23,6 +23,7 @@
 #include "check.h"
 #include "core.h"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,10 +158,22 @@ int hostptr_is_alias(uintptr_t v) {
   return alias_hi && v >= alias_lo && v <= alias_hi;
 }
 
+/* AddressSanitizer's shadow on x86-64: readable mappings that no program
+ * points into, where small integer pairs would otherwise look like
+ * pointers (and be replaced by aliases in the device copy). */
+#define ASAN_SHADOW_LO ((uintptr_t)0x00007fff8000)
+#define ASAN_SHADOW_HI ((uintptr_t)0x10007fff8000)
+static int asan_shadow(uintptr_t x) {
+  static int asan = -1;
+  if (asan < 0)
+    asan = dlsym(RTLD_DEFAULT, "__asan_init") != NULL;
+  return asan && x >= ASAN_SHADOW_LO && x < ASAN_SHADOW_HI;
+}
+
 /* X is a host data address (see the top of the file). */
 static int is_host_data(uintptr_t x) {
   if (x < LOW_LIMIT || x >= USER_END || hostptr_is_alias(x) ||
-      cb_find_any(x) || rt_index_in_vtable(x))
+      cb_find_any(x) || rt_index_in_vtable(x) || asan_shadow(x))
     return 0;
   if (!loaded)
     load();

@@ -122,7 +122,9 @@ void rt_run_dtors(struct rt_device *d, struct rt_loaded *x) {
   struct rt_lib *l = x->lib;
   if (!x->ctors_done)
     return;
-  for (__tgt_offload_entry *h = l->host_end; h-- > l->host_begin;) {
+  /* Backwards by index: a library without entries has NULL bounds. */
+  for (size_t i = (size_t)(l->host_end - l->host_begin); i-- > 0;) {
+    __tgt_offload_entry *h = &l->host_begin[i];
     if (!(h->flags & OMP_DECLARE_TARGET_DTOR))
       continue;
     int r = run0(d, x, h);

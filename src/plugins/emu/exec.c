@@ -606,14 +606,8 @@ int exec_launch(struct exec_device *d, struct exec_stream **sp, void *entry,
 /* This thread's libffi call descriptions for kernels it runs itself. */
 static __thread struct exec_cifs here_cifs;
 
-static void *read_icvs_thread(void *out) {
-  exec_inline_read_icvs(out);
-  return NULL;
-}
-
-/* D's new-root ICVs, read once on a thread of their own that ends at once
- * (so libomp unregisters the root it made; one read on a worker left that
- * root to leak at exit): NULL while another thread reads them. */
+/* D's new-root ICVs, read once on the caller's worker: NULL while another
+ * thread reads them. */
 static const struct exec_icvs *fresh_icvs(struct exec_device *d) {
   int st = atomic_load_explicit(&d->icvs_state, memory_order_acquire);
   if (st == 2)
@@ -621,12 +615,10 @@ static const struct exec_icvs *fresh_icvs(struct exec_device *d) {
   int exp = 0;
   if (st != 0 || !atomic_compare_exchange_strong(&d->icvs_state, &exp, 1))
     return NULL;
-  pthread_t th;
-  if (pthread_create(&th, NULL, read_icvs_thread, &d->fresh) != 0) {
+  if (exec_call(d, exec_inline_read_icvs, &d->fresh, NULL) != 0) {
     atomic_store(&d->icvs_state, 0);
     return NULL;
   }
-  pthread_join(th, NULL);
   atomic_store_explicit(&d->icvs_state, 2, memory_order_release);
   return &d->fresh;
 }
