@@ -255,6 +255,11 @@ RT_HIDDEN void race_region_begin(struct cregion *r);
 RT_HIDDEN void race_region_end(struct cregion *r);
 RT_HIDDEN void race_kernel_begin(struct cregion *r);
 RT_HIDDEN void race_kernel_done(struct cregion *r);
+RT_HIDDEN void race_wake(void);
+RT_HIDDEN void race_summary(void);
+/* check_ompt.c: can another nowait region still arrive (check_lock)? */
+RT_HIDDEN int check_ompt_quiet(void);
+RT_HIDDEN void check_ompt_arrived(void);
 
 /* check_report.c */
 RT_HIDDEN void report_copy_to(struct cregion *r, struct cblock *b,
