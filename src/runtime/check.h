@@ -255,10 +255,11 @@ RT_HIDDEN void race_region_begin(struct cregion *r);
 RT_HIDDEN void race_region_end(struct cregion *r);
 RT_HIDDEN void race_kernel_begin(struct cregion *r);
 RT_HIDDEN void race_kernel_done(struct cregion *r);
-RT_HIDDEN void race_wake(void);
 RT_HIDDEN void race_summary(void);
-/* check_ompt.c: can another nowait region still arrive (check_lock)? */
-RT_HIDDEN int check_ompt_quiet(void);
+/* check_ompt.c (caller holds check_lock): wait until no other nowait
+ * region can arrive, or until UNTIL (CLOCK_MONOTONIC; then 1); a region
+ * arrives. */
+RT_HIDDEN int check_ompt_hold(const struct timespec *until);
 RT_HIDDEN void check_ompt_arrived(void);
 
 /* check_report.c */

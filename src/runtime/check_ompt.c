@@ -14,6 +14,7 @@
 #include "config.h"
 #include "check.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -49,14 +50,39 @@ static long launchers; /* threads that created tasks and do not wait */
 static long unarrived; /* tasks created, not at ompemu, not completed */
 static __thread int launched;
 static __thread ompt_data_t *current; /* the task this thread runs */
+static pthread_cond_t hold_cv;
+static pthread_once_t cv_once = PTHREAD_ONCE_INIT;
 
-int check_ompt_quiet(void) { return active && launchers == 0 && unarrived == 0; }
+static void cv_init(void) {
+  pthread_condattr_t a;
+  pthread_condattr_init(&a);
+  pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+  pthread_cond_init(&hold_cv, &a);
+  pthread_condattr_destroy(&a);
+}
+
+static int quiet(void) { return active && launchers == 0 && unarrived == 0; }
+
+int check_ompt_hold(const struct timespec *until) {
+  pthread_once(&cv_once, cv_init);
+  while (!quiet())
+    if (pthread_cond_timedwait(&hold_cv, &check_lock, until) == ETIMEDOUT)
+      return 1;
+  return 0;
+}
+
+/* Wake a hold to look again (caller holds check_lock). */
+static void wake(void) {
+  pthread_once(&cv_once, cv_init);
+  pthread_cond_broadcast(&hold_cv);
+}
 
 void check_ompt_arrived(void) {
   if (current && current->value == T_CREATED) {
     current->value = T_ARRIVED;
     unarrived--;
   }
+  wake();
 }
 
 static void task_create(ompt_data_t *parent, const void *frame,
@@ -82,8 +108,8 @@ static void task_schedule(ompt_data_t *prior, int status, ompt_data_t *next) {
     unarrived--;
   }
   current = next;
-  if (check_ompt_quiet())
-    race_wake();
+  if (quiet())
+    wake();
   pthread_mutex_unlock(&check_lock);
 }
 
@@ -95,8 +121,8 @@ static void sync_wait(int kind, int endpoint, ompt_data_t *parallel,
   pthread_mutex_lock(&check_lock);
   launched = 0;
   launchers--;
-  if (check_ompt_quiet())
-    race_wake();
+  if (quiet())
+    wake();
   pthread_mutex_unlock(&check_lock);
 }
 

@@ -137,11 +137,9 @@ void race_region_begin(struct cregion *r) {
     batch.running = 0;
     join(r);
     struct timespec until = after_ms(check_cfg.hold_ms);
-    int full = 0;
-    while (!check_ompt_quiet() && !full)
-      full = pthread_cond_timedwait(&turn_cv, &check_lock, &until) == ETIMEDOUT;
+    int full = check_ompt_hold(&until);
     batch.opened++;
-    batch.held_full += full;
+    batch.held_full += (unsigned long)full;
     batch.collecting = 0;
     sort_from(0);
     int many = batch.n > 1;
@@ -314,12 +312,6 @@ void race_kernel_done(struct cregion *r) {
     free(u->before);
     u->before = NULL;
   }
-}
-
-/* The launching threads all wait: end the hold (caller holds check_lock). */
-void race_wake(void) {
-  if (batch.collecting)
-    pthread_cond_broadcast(&turn_cv);
 }
 
 /* At exit, on trace level 1: how many batches waited the whole hold. */
