@@ -40,6 +40,7 @@ enum { /* ompt_callbacks_t */
 };
 enum { SCOPE_BEGIN = 1 };   /* ompt_scope_endpoint_t */
 enum { TASK_COMPLETE = 1 }; /* ompt_task_status_t */
+enum { TASK_EXPLICIT = 4 };  /* ompt_task_flag_t */
 enum { SET_SOMETIMES = 3 }; /* ompt_set_result_t: 3 and up fire */
 
 /* Marks in a task's ompt_data_t. */
@@ -88,8 +89,8 @@ void check_ompt_arrived(void) {
 static void task_create(ompt_data_t *parent, const void *frame,
                         ompt_data_t *task, int flags, int deps,
                         const void *ra) {
-  (void)parent, (void)frame, (void)flags, (void)deps, (void)ra;
-  if (!task)
+  (void)parent, (void)frame, (void)deps, (void)ra;
+  if (!task || !(flags & TASK_EXPLICIT))
     return;
   pthread_mutex_lock(&check_lock);
   task->value = T_CREATED;
