@@ -367,6 +367,7 @@ static void summary(int status) {
   unsigned long repeats = 0, n = check_findings(&repeats);
   unsigned long errors = ompemu_error_count();
   unsigned long others = errors > n ? errors - n : 0;
+  race_summary();
   char more[64] = "", also[96] = "", st[32] = "";
   if (status >= 0)
     snprintf(st, sizeof st, "; exit status %d", status);

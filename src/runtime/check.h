@@ -255,6 +255,12 @@ RT_HIDDEN void race_region_begin(struct cregion *r);
 RT_HIDDEN void race_region_end(struct cregion *r);
 RT_HIDDEN void race_kernel_begin(struct cregion *r);
 RT_HIDDEN void race_kernel_done(struct cregion *r);
+RT_HIDDEN void race_summary(void);
+/* check_ompt.c (caller holds check_lock): wait until no other nowait
+ * region can arrive, or until UNTIL (CLOCK_MONOTONIC; then 1); a region
+ * arrives. */
+RT_HIDDEN int check_ompt_hold(const struct timespec *until);
+RT_HIDDEN void check_ompt_arrived(void);
 
 /* check_report.c */
 RT_HIDDEN void report_copy_to(struct cregion *r, struct cblock *b,

@@ -5,7 +5,10 @@
  * have no dependence between them.  Left alone they overlap only by
  * chance, so in check mode each nowait region is held at its start: the
  * first one opens a batch and waits OMPEMU_CHECK_HOLD_MS for others to
- * arrive; then the batch runs one region at a time, in an order that does
+ * arrive, or less: the hold ends as soon as every thread that launched
+ * tasks waits for them and every task launched has arrived or ended
+ * (check_ompt.c), so a region nothing can race with costs nothing; then
+ * the batch runs one region at a time, in an order that does
  * not depend on timing (source order, reverse, or a seeded shuffle of the
  * constructs' locations: OMPEMU_CHECK_ORDER), so the program's race plays
  * out the same way every run.  A region arriving while a batch runs joins
@@ -44,6 +47,7 @@ static struct {
   int collecting;
   int running; /* index in ord of the member whose turn it is */
   uint64_t arrivals;
+  unsigned long opened, held_full; /* batches; those held the full time */
 } batch;
 
 static void cv_init(void) {
@@ -123,6 +127,7 @@ void race_region_begin(struct cregion *r) {
       r->kind != OBS_R_TARGET || !r->nowait || batch.n == MAX_BATCH)
     return;
   pthread_once(&cv_once, cv_init);
+  check_ompt_arrived();
   r->order_key = order_key(r);
   r->arrival = ++batch.arrivals;
   r->in_batch = 1;
@@ -132,8 +137,9 @@ void race_region_begin(struct cregion *r) {
     batch.running = 0;
     join(r);
     struct timespec until = after_ms(check_cfg.hold_ms);
-    while (pthread_cond_timedwait(&turn_cv, &check_lock, &until) != ETIMEDOUT)
-      ;
+    int full = check_ompt_hold(&until);
+    batch.opened++;
+    batch.held_full += (unsigned long)full;
     batch.collecting = 0;
     sort_from(0);
     int many = batch.n > 1;
@@ -306,4 +312,11 @@ void race_kernel_done(struct cregion *r) {
     free(u->before);
     u->before = NULL;
   }
+}
+
+/* At exit, on trace level 1: how many batches waited the whole hold. */
+void race_summary(void) {
+  if (batch.opened)
+    ompemu_trace(1, "ompemu", "check: nowait batches: %lu, held the full "
+                 "OMPEMU_CHECK_HOLD_MS: %lu", batch.opened, batch.held_full);
 }

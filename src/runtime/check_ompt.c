@@ -1,0 +1,160 @@
+/* Check mode's view of the launching threads (docs/check.md, "Races
+ * between nowait regions"): an OMPT tool that ompemu offers libomp, only
+ * in check mode, so that a nowait region's hold ends as soon as no other
+ * nowait region can still arrive.  libomp looks for `ompt_start_tool`
+ * after its own (weak) one, so it finds this one in libomptarget.so.
+ * Counted: threads that created tasks and have not begun to wait since
+ * (taskwait, barrier, taskgroup end), and tasks created that have neither
+ * reached ompemu nor completed.  When both are zero, every region that
+ * could join the batch has joined.  With a tool of the user's
+ * (OMP_TOOL_LIBRARIES) or OMP_TOOL=disabled, ompemu offers none and the
+ * hold lasts OMPEMU_CHECK_HOLD_MS as before.
+ *
+ * The OMPT types and constants are the OpenMP 5.1 ABI (omp-tools.h). */
+#include "config.h"
+#include "check.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+typedef union {
+  uint64_t value;
+  void *ptr;
+} ompt_data_t;
+typedef void (*ompt_callback_t)(void);
+typedef void (*ompt_interface_fn_t)(void);
+typedef ompt_interface_fn_t (*ompt_function_lookup_t)(const char *name);
+typedef int (*ompt_set_callback_t)(int which, ompt_callback_t cb);
+typedef struct {
+  int (*initialize)(ompt_function_lookup_t, int, ompt_data_t *);
+  void (*finalize)(ompt_data_t *);
+  ompt_data_t tool_data;
+} ompt_start_tool_result_t;
+
+enum { /* ompt_callbacks_t */
+  CB_TASK_CREATE = 5,
+  CB_TASK_SCHEDULE = 6,
+  CB_SYNC_REGION_WAIT = 16
+};
+enum { SCOPE_BEGIN = 1 };   /* ompt_scope_endpoint_t */
+enum { TASK_COMPLETE = 1 }; /* ompt_task_status_t */
+enum { TASK_EXPLICIT = 4 };  /* ompt_task_flag_t */
+enum { SET_SOMETIMES = 3 }; /* ompt_set_result_t: 3 and up fire */
+
+/* Marks in a task's ompt_data_t. */
+enum { T_CREATED = 0x6f6d7031, T_ARRIVED = 0x6f6d7032 };
+
+static int active;
+static long launchers; /* threads that created tasks and do not wait */
+static long unarrived; /* tasks created, not at ompemu, not completed */
+static __thread int launched;
+static __thread ompt_data_t *current; /* the task this thread runs */
+static pthread_cond_t hold_cv;
+static pthread_once_t cv_once = PTHREAD_ONCE_INIT;
+
+static void cv_init(void) {
+  pthread_condattr_t a;
+  pthread_condattr_init(&a);
+  pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+  pthread_cond_init(&hold_cv, &a);
+  pthread_condattr_destroy(&a);
+}
+
+static int quiet(void) { return active && launchers == 0 && unarrived == 0; }
+
+int check_ompt_hold(const struct timespec *until) {
+  pthread_once(&cv_once, cv_init);
+  while (!quiet())
+    if (pthread_cond_timedwait(&hold_cv, &check_lock, until) == ETIMEDOUT)
+      return 1;
+  return 0;
+}
+
+/* Wake a hold to look again (caller holds check_lock). */
+static void wake(void) {
+  pthread_once(&cv_once, cv_init);
+  pthread_cond_broadcast(&hold_cv);
+}
+
+void check_ompt_arrived(void) {
+  if (current && current->value == T_CREATED) {
+    current->value = T_ARRIVED;
+    unarrived--;
+  }
+  wake();
+}
+
+static void task_create(ompt_data_t *parent, const void *frame,
+                        ompt_data_t *task, int flags, int deps,
+                        const void *ra) {
+  (void)parent, (void)frame, (void)deps, (void)ra;
+  if (!task || !(flags & TASK_EXPLICIT))
+    return;
+  pthread_mutex_lock(&check_lock);
+  task->value = T_CREATED;
+  unarrived++;
+  if (!launched) {
+    launched = 1;
+    launchers++;
+  }
+  pthread_mutex_unlock(&check_lock);
+}
+
+static void task_schedule(ompt_data_t *prior, int status, ompt_data_t *next) {
+  pthread_mutex_lock(&check_lock);
+  if (prior && status == TASK_COMPLETE && prior->value == T_CREATED) {
+    prior->value = 0;
+    unarrived--;
+  }
+  current = next;
+  if (quiet())
+    wake();
+  pthread_mutex_unlock(&check_lock);
+}
+
+static void sync_wait(int kind, int endpoint, ompt_data_t *parallel,
+                      ompt_data_t *task, const void *ra) {
+  (void)kind, (void)parallel, (void)task, (void)ra;
+  if (endpoint != SCOPE_BEGIN || !launched)
+    return;
+  pthread_mutex_lock(&check_lock);
+  launched = 0;
+  launchers--;
+  if (quiet())
+    wake();
+  pthread_mutex_unlock(&check_lock);
+}
+
+static int init(ompt_function_lookup_t lookup, int dev, ompt_data_t *data) {
+  (void)dev, (void)data;
+  ompt_set_callback_t set = (ompt_set_callback_t)lookup("ompt_set_callback");
+  active = set &&
+           set(CB_TASK_CREATE, (ompt_callback_t)task_create) >= SET_SOMETIMES &&
+           set(CB_TASK_SCHEDULE, (ompt_callback_t)task_schedule) >= SET_SOMETIMES &&
+           set(CB_SYNC_REGION_WAIT, (ompt_callback_t)sync_wait) >= SET_SOMETIMES;
+  return 1;
+}
+
+static void fini(ompt_data_t *data) {
+  (void)data;
+  active = 0;
+}
+
+__attribute__((visibility("default"))) ompt_start_tool_result_t *
+ompt_start_tool(unsigned int omp_version, const char *runtime_version);
+
+ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
+                                          const char *runtime_version) {
+  static ompt_start_tool_result_t result = {init, fini, {0}};
+  (void)omp_version, (void)runtime_version;
+  const char *c = getenv("OMPEMU_CHECK"), *o = getenv("OMPEMU_CHECK_ORDER");
+  const char *libs = getenv("OMP_TOOL_LIBRARIES"), *t = getenv("OMP_TOOL");
+  int on = c && (!strcmp(c, "1") || !strcasecmp(c, "true") ||
+                 !strcasecmp(c, "yes") || !strcasecmp(c, "on"));
+  if (!on || (o && strcmp(o, "off") == 0) ||
+      (libs && *libs) || (t && strcasecmp(t, "disabled") == 0))
+    return NULL;
+  return &result;
+}
