@@ -13,7 +13,9 @@ static const struct emu_devctx *_Atomic last_ctx[EMU_MAX_DEVICES];
 
 struct emu_devctx *emu_current_ctx(void) { return cur_ctx; }
 
-void emu_set_ctx(struct emu_devctx *ctx) {
+void emu_set_ctx(struct emu_devctx *ctx) { (void)emu_swap_ctx(ctx); }
+
+struct emu_devctx *emu_swap_ctx(struct emu_devctx *ctx) {
   struct emu_devctx *old = cur_ctx;
   cur_ctx = ctx;
   if (ctx && ctx->entry && ctx->device >= 0 && ctx->device < EMU_MAX_DEVICES)
@@ -25,6 +27,7 @@ void emu_set_ctx(struct emu_devctx *ctx) {
                                             NULL, memory_order_relaxed,
                                             memory_order_relaxed);
   }
+  return old;
 }
 
 const struct emu_devctx *emu_last_ctx(int dev) {

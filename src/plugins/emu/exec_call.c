@@ -71,8 +71,7 @@ int exec_call_kernel(struct exec_cifs *cifs, void *entry, void **vals,
   }
   for (int32_t i = 0; i < n; i++)
     av[i] = &vals[i];
-  struct emu_devctx *old = emu_current_ctx();
-  emu_set_ctx(ctx);
+  struct emu_devctx *old = emu_swap_ctx(ctx);
   devicertl_call_kernel(cif, entry, av, ctx); /* flang's: a league */
   emu_set_ctx(old);
   if (av != small)
