@@ -160,6 +160,7 @@ static __thread struct {
   struct exec_stream *spare_stream[EMU_MAX_DEVICES];
   /* libffi call descriptions for kernels this thread runs itself. */
   struct exec_cifs here_cifs;
+  uintptr_t stack_lo; /* for exec_inline_stack_ok */
 } tl;
 static pthread_key_t spare_key; /* frees a thread's spares when it exits */
 static pthread_once_t spare_once = PTHREAD_ONCE_INIT;
@@ -639,7 +640,10 @@ int exec_launch_here(struct exec_device *d, struct exec_stream **sp,
                      struct exec_fault *fault, unsigned needs) {
   struct worker *w;
   const struct exec_icvs *fresh;
-  __typeof__(tl) *t = &tl; /* one __tls_get_addr, not one after each call */
+  /* One __tls_get_addr for the whole function: the empty asm hides where T
+   * comes from, or GCC calls it again after each call below. */
+  __typeof__(tl) *t = &tl;
+  __asm__("" : "+r"(t));
   /* With device events on (a timeline, a summary) kernels stay on the
    * workers: their events are the workers' and recorded by them. */
   if (d->opt.serial || (needs & EXEC_THREAD_BOUND) || t->self_worker ||
@@ -648,7 +652,7 @@ int exec_launch_here(struct exec_device *d, struct exec_stream **sp,
       (sp && exec_pending(*sp)) ||
       atomic_load_explicit(&(w = my_w_of(d, t->my_worker))->pending,
                            memory_order_acquire) ||
-      !exec_inline_stack_ok(d->opt.stack_size) ||
+      !exec_inline_stack_ok(d->opt.stack_size, &t->stack_lo) ||
       ((needs & EXEC_USES_LIBOMP) &&
        (!(fresh = fresh_icvs(d)) || !exec_inline_icvs_ok(fresh))))
     return exec_launch(d, sp, entry, args, offsets, n, ctx, fault);
