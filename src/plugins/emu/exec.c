@@ -296,7 +296,8 @@ static int run_kernel(struct worker *w, struct cmd *c, struct exec_fault *f) {
     snprintf(f->why, sizeof f->why, "%s", c->fail_why);
     return -1;
   }
-  return exec_call_kernel(&w->cifs, c->entry, c->vals, c->n, &c->ctx, f);
+  return exec_call_kernel(&w->cifs, c->entry, c->vals, c->n, &c->ctx, NULL,
+                          f);
 }
 
 /* Keep F as stream S's fault unless it has one (only S's worker writes). */
@@ -640,6 +641,7 @@ int exec_launch_here(struct exec_device *d, struct exec_stream **sp,
                      struct exec_fault *fault, unsigned needs) {
   struct worker *w;
   const struct exec_icvs *fresh;
+  struct emu_devctx **slot;
   /* One __tls_get_addr for the whole function: the empty asm hides where T
    * comes from, or GCC calls it again after each call below. */
   __typeof__(tl) *t = &tl;
@@ -648,7 +650,7 @@ int exec_launch_here(struct exec_device *d, struct exec_stream **sp,
    * workers: their events are the workers' and recorded by them. */
   if (d->opt.serial || (needs & EXEC_THREAD_BOUND) || t->self_worker ||
       EMU_OBS_ON() ||
-      emu_current_ctx() || n < 0 || n > 256 || !entry ||
+      *(slot = emu_ctx_slot()) || n < 0 || n > 256 || !entry ||
       (sp && exec_pending(*sp)) ||
       atomic_load_explicit(&(w = my_w_of(d, t->my_worker))->pending,
                            memory_order_acquire) ||
@@ -662,7 +664,7 @@ int exec_launch_here(struct exec_device *d, struct exec_stream **sp,
   struct emu_devctx c = *ctx;
   struct exec_fault f;
   f.entry = entry;
-  int rc = exec_call_kernel(&t->here_cifs, entry, vals, n, &c, &f);
+  int rc = exec_call_kernel(&t->here_cifs, entry, vals, n, &c, slot, &f);
   if (rc == 0)
     return 0;
   if (sp) { /* as if queued: the stream keeps the fault */
