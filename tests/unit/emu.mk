@@ -74,6 +74,9 @@ AM_TESTS_ENVIRONMENT += \
 # an expected failure with libomp 14, a pass with any other.  launch_here:
 # kernels run on the calling thread see the device's libomp state.
 TESTS += tests/emu/teams_if_host.sh tests/emu/launch_here.sh
+# The plugin is dlopen'ed: it must need no static TLS.
+TESTS += tests/emu/static_tls.sh
+EXTRA_DIST += tests/emu/static_tls.sh
 EXTRA_DIST += tests/emu/teams_if_host.sh tests/emu/teams_if_host.c \
 	tests/emu/launch_here.sh tests/emu/launch_here.c tests/emu/launch_here_set.c
 clean-local: clean-emu-tests

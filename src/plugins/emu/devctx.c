@@ -13,9 +13,20 @@ static const struct emu_devctx *_Atomic last_ctx[EMU_MAX_DEVICES];
 
 struct emu_devctx *emu_current_ctx(void) { return cur_ctx; }
 
+struct emu_devctx **emu_ctx_slot(void) { return &cur_ctx; }
+
 void emu_set_ctx(struct emu_devctx *ctx) {
-  struct emu_devctx *old = cur_ctx;
-  cur_ctx = ctx;
+  (void)emu_swap_ctx_in(&cur_ctx, ctx);
+}
+
+struct emu_devctx *emu_swap_ctx(struct emu_devctx *ctx) {
+  return emu_swap_ctx_in(&cur_ctx, ctx);
+}
+
+struct emu_devctx *emu_swap_ctx_in(struct emu_devctx **slot,
+                                   struct emu_devctx *ctx) {
+  struct emu_devctx *old = *slot;
+  *slot = ctx;
   if (ctx && ctx->entry && ctx->device >= 0 && ctx->device < EMU_MAX_DEVICES)
     atomic_store_explicit(&last_ctx[ctx->device], ctx, memory_order_relaxed);
   else if (old && old->entry && old->device >= 0 &&
@@ -25,6 +36,7 @@ void emu_set_ctx(struct emu_devctx *ctx) {
                                             NULL, memory_order_relaxed,
                                             memory_order_relaxed);
   }
+  return old;
 }
 
 const struct emu_devctx *emu_last_ctx(int dev) {

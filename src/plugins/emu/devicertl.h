@@ -33,6 +33,14 @@ struct emu_devctx {
 /* The calling thread's device context, NULL on a host thread. */
 struct emu_devctx *emu_current_ctx(void);
 void emu_set_ctx(struct emu_devctx *ctx);
+/* emu_set_ctx, returning the context it replaces (one TLS access less). */
+struct emu_devctx *emu_swap_ctx(struct emu_devctx *ctx);
+/* The calling thread's context variable, for emu_swap_ctx_in: one TLS
+ * access for a launch that reads and sets it several times. */
+struct emu_devctx **emu_ctx_slot(void);
+/* emu_swap_ctx on SLOT, which emu_ctx_slot gave this thread. */
+struct emu_devctx *emu_swap_ctx_in(struct emu_devctx **slot,
+                                   struct emu_devctx *ctx);
 /* The context of the kernel started last on device DEV by any thread, NULL
  * when it has ended: for the fault handler on libomp's pool threads, which
  * run a kernel's parallel regions without a context of their own. */

@@ -146,21 +146,30 @@ struct exec_event {
   uint64_t completed; /* highest generation reached */
 };
 
-/* Host thread -> worker index + 1, per device. */
-static __thread int my_worker[EMU_MAX_DEVICES];
-/* The worker the calling thread is, NULL on any other thread. */
-static __thread struct worker *self_worker;
-/* One released stream kept per host thread and device, so a target region
- * with its own __tgt_async_info costs no allocation. */
-static __thread struct exec_stream *spare_stream[EMU_MAX_DEVICES];
+/* This thread's state, one __thread object: each function that reads one
+ * pays one __tls_get_addr call (general-dynamic model; initial-exec would
+ * need the plugin's whole TLS block in glibc's static surplus, which a
+ * dlopen'ed plugin does not get: tests/bench/PROFILE.md). */
+static __thread struct {
+  /* Host thread -> worker index + 1, per device. */
+  int my_worker[EMU_MAX_DEVICES];
+  /* The worker the calling thread is, NULL on any other thread. */
+  struct worker *self_worker;
+  /* One released stream kept per host thread and device, so a target
+   * region with its own __tgt_async_info costs no allocation. */
+  struct exec_stream *spare_stream[EMU_MAX_DEVICES];
+  /* libffi call descriptions for kernels this thread runs itself. */
+  struct exec_cifs here_cifs;
+  uintptr_t stack_lo; /* for exec_inline_stack_ok */
+} tl;
 static pthread_key_t spare_key; /* frees a thread's spares when it exits */
 static pthread_once_t spare_once = PTHREAD_ONCE_INIT;
 
 static void spare_free(void *unused) {
   (void)unused;
   for (int i = 0; i < EMU_MAX_DEVICES; i++) {
-    free(spare_stream[i]);
-    spare_stream[i] = NULL;
+    free(tl.spare_stream[i]);
+    tl.spare_stream[i] = NULL;
   }
 }
 
@@ -168,14 +177,14 @@ static void spare_key_init(void) { pthread_key_create(&spare_key, spare_free); }
 
 /* Keep S as this thread's spare for device DEV (or free it). */
 static void spare_put(int dev, struct exec_stream *s) {
-  if (spare_stream[dev]) {
+  if (tl.spare_stream[dev]) {
     free(s);
     return;
   }
   pthread_once(&spare_once, spare_key_init);
   if (!pthread_getspecific(spare_key))
     pthread_setspecific(spare_key, (void *)1);
-  spare_stream[dev] = s;
+  tl.spare_stream[dev] = s;
 }
 
 
@@ -287,7 +296,8 @@ static int run_kernel(struct worker *w, struct cmd *c, struct exec_fault *f) {
     snprintf(f->why, sizeof f->why, "%s", c->fail_why);
     return -1;
   }
-  return exec_call_kernel(&w->cifs, c->entry, c->vals, c->n, &c->ctx, f);
+  return exec_call_kernel(&w->cifs, c->entry, c->vals, c->n, &c->ctx, NULL,
+                          f);
 }
 
 /* Keep F as stream S's fault unless it has one (only S's worker writes). */
@@ -355,7 +365,7 @@ static void run(struct worker *w, struct cmd *c) {
 static void *worker_main(void *arg) {
   struct worker *w = arg;
   long spin = w->d->opt.spin_ns;
-  self_worker = w;
+  tl.self_worker = w;
   for (;;) {
     uint32_t v = atomic_load(&w->posted);
     struct cmd *c = pop(w);
@@ -434,11 +444,11 @@ int exec_device_destroy(struct exec_device *d) {
   /* A worker cannot join itself (exit called by a kernel), and one still
    * running a command would make the join wait for it, maybe forever. */
   for (int i = 0; i < d->nworkers; i++)
-    if (self_worker == &d->w[i] ||
+    if (tl.self_worker == &d->w[i] ||
         atomic_load_explicit(&d->w[i].busy, memory_order_acquire))
       return -1;
-  free(spare_stream[d->dev]); /* the caller's; others stay with their threads */
-  spare_stream[d->dev] = NULL;
+  free(tl.spare_stream[d->dev]); /* the caller's; others stay with theirs */
+  tl.spare_stream[d->dev] = NULL;
   for (int i = 0; i < d->nworkers; i++) {
     struct worker *w = &d->w[i];
     atomic_store(&w->stop, 1);
@@ -451,14 +461,14 @@ int exec_device_destroy(struct exec_device *d) {
   return 0;
 }
 
-int exec_on_worker(void) { return self_worker != NULL; }
+int exec_on_worker(void) { return tl.self_worker != NULL; }
 
 unsigned long exec_worker_kernels(void) {
-  return self_worker ? self_worker->nkernels : 0;
+  return tl.self_worker ? tl.self_worker->nkernels : 0;
 }
 
 size_t exec_worker_stack_size(void) {
-  return self_worker ? self_worker->d->opt.stack_size : 0;
+  return tl.self_worker ? tl.self_worker->d->opt.stack_size : 0;
 }
 
 /* Report F, a fault nobody asked for, on device DEV. */
@@ -469,21 +479,26 @@ static void report_fault(int dev, const struct exec_fault *f) {
 
 /* ---------------------------------------------------------------- host */
 
-static struct worker *my_w(struct exec_device *d) {
-  int k = my_worker[d->dev];
+/* The calling thread's worker of D; MINE: this thread's my_worker. */
+static struct worker *my_w_of(struct exec_device *d, int *mine) {
+  int k = mine[d->dev];
   if (!k) {
     k = atomic_fetch_add(&d->next_worker, 1) % d->nworkers + 1;
-    my_worker[d->dev] = k;
+    mine[d->dev] = k;
   }
   return &d->w[k - 1];
+}
+
+static struct worker *my_w(struct exec_device *d) {
+  return my_w_of(d, tl.my_worker);
 }
 
 static struct exec_stream *stream_get(struct exec_device *d,
                                       struct exec_stream **sp) {
   if (!*sp) {
-    struct exec_stream *s = spare_stream[d->dev];
+    struct exec_stream *s = tl.spare_stream[d->dev];
     if (s) {
-      spare_stream[d->dev] = NULL;
+      tl.spare_stream[d->dev] = NULL;
       s->enq = 0;
       atomic_store_explicit(&s->done, 0, memory_order_relaxed);
       atomic_store_explicit(&s->failed, 0, memory_order_relaxed);
@@ -603,9 +618,6 @@ int exec_launch(struct exec_device *d, struct exec_stream **sp, void *entry,
   return rc;
 }
 
-/* This thread's libffi call descriptions for kernels it runs itself. */
-static __thread struct exec_cifs here_cifs;
-
 /* D's new-root ICVs, read once on the caller's worker: NULL while another
  * thread reads them. */
 static const struct exec_icvs *fresh_icvs(struct exec_device *d) {
@@ -629,14 +641,20 @@ int exec_launch_here(struct exec_device *d, struct exec_stream **sp,
                      struct exec_fault *fault, unsigned needs) {
   struct worker *w;
   const struct exec_icvs *fresh;
+  struct emu_devctx **slot;
+  /* One __tls_get_addr for the whole function: the empty asm hides where T
+   * comes from, or GCC calls it again after each call below. */
+  __typeof__(tl) *t = &tl;
+  __asm__("" : "+r"(t));
   /* With device events on (a timeline, a summary) kernels stay on the
    * workers: their events are the workers' and recorded by them. */
-  if (d->opt.serial || (needs & EXEC_THREAD_BOUND) || self_worker ||
+  if (d->opt.serial || (needs & EXEC_THREAD_BOUND) || t->self_worker ||
       EMU_OBS_ON() ||
-      emu_current_ctx() || n < 0 || n > 256 || !entry ||
+      *(slot = emu_ctx_slot()) || n < 0 || n > 256 || !entry ||
       (sp && exec_pending(*sp)) ||
-      atomic_load_explicit(&(w = my_w(d))->pending, memory_order_acquire) ||
-      !exec_inline_stack_ok(d->opt.stack_size) ||
+      atomic_load_explicit(&(w = my_w_of(d, t->my_worker))->pending,
+                           memory_order_acquire) ||
+      !exec_inline_stack_ok(d->opt.stack_size, &t->stack_lo) ||
       ((needs & EXEC_USES_LIBOMP) &&
        (!(fresh = fresh_icvs(d)) || !exec_inline_icvs_ok(fresh))))
     return exec_launch(d, sp, entry, args, offsets, n, ctx, fault);
@@ -646,7 +664,7 @@ int exec_launch_here(struct exec_device *d, struct exec_stream **sp,
   struct emu_devctx c = *ctx;
   struct exec_fault f;
   f.entry = entry;
-  int rc = exec_call_kernel(&here_cifs, entry, vals, n, &c, &f);
+  int rc = exec_call_kernel(&t->here_cifs, entry, vals, n, &c, slot, &f);
   if (rc == 0)
     return 0;
   if (sp) { /* as if queued: the stream keeps the fault */

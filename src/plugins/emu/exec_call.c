@@ -52,7 +52,7 @@ static ffi_cif *cif_for(struct exec_cifs *cifs, int32_t n, ffi_cif *tmp,
 
 int exec_call_kernel(struct exec_cifs *cifs, void *entry, void **vals,
                      int32_t n, struct emu_devctx *ctx,
-                     struct exec_fault *f) {
+                     struct emu_devctx **slot, struct exec_fault *f) {
   ffi_cif tmp, *cif;
   ffi_type **tmp_types = NULL;
   cif = cif_for(cifs, n, &tmp, &tmp_types);
@@ -71,10 +71,11 @@ int exec_call_kernel(struct exec_cifs *cifs, void *entry, void **vals,
   }
   for (int32_t i = 0; i < n; i++)
     av[i] = &vals[i];
-  struct emu_devctx *old = emu_current_ctx();
-  emu_set_ctx(ctx);
+  if (!slot)
+    slot = emu_ctx_slot();
+  struct emu_devctx *old = emu_swap_ctx_in(slot, ctx);
   devicertl_call_kernel(cif, entry, av, ctx); /* flang's: a league */
-  emu_set_ctx(old);
+  emu_swap_ctx_in(slot, old);
   if (av != small)
     free(av);
   free(tmp_types);

@@ -19,11 +19,12 @@ struct exec_cifs {
 
 struct exec_fault;
 
-/* ENTRY(VALS[0], ..., VALS[N-1]) with CTX as the thread's device context:
- * 0, or -1 with the reason in F->why when the call cannot be made
- * (libffi cannot prepare it, no memory for its argument list). */
+/* ENTRY(VALS[0], ..., VALS[N-1]) with CTX as the thread's device context
+ * (SLOT: the thread's emu_ctx_slot, or NULL to look it up): 0, or -1 with
+ * the reason in F->why when the call cannot be made (libffi cannot
+ * prepare it, no memory for its argument list). */
 int exec_call_kernel(struct exec_cifs *cifs, void *entry, void **vals,
                      int32_t n, struct emu_devctx *ctx,
-                     struct exec_fault *f);
+                     struct emu_devctx **slot, struct exec_fault *f);
 
 #endif

@@ -23,10 +23,8 @@
 
 #define STACK_SLACK (64u << 10)
 
-/* Lowest address of this thread's stack; UINTPTR_MAX when unknown. */
-static __thread uintptr_t stack_lo;
-
-int exec_inline_stack_ok(size_t need) {
+int exec_inline_stack_ok(size_t need, uintptr_t *lo) {
+  uintptr_t stack_lo = *lo; /* UINTPTR_MAX when unknown */
   if (!stack_lo) {
     pthread_attr_t a;
     void *addr;
@@ -37,6 +35,7 @@ int exec_inline_stack_ok(size_t need) {
         stack_lo = (uintptr_t)addr;
       pthread_attr_destroy(&a);
     }
+    *lo = stack_lo;
   }
   uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
   need = need > STACK_SLACK ? need - STACK_SLACK : 0;

@@ -4,6 +4,7 @@
 #define EMU_EXEC_INLINE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* libomp's view of a thread: level and the ICVs a kernel can read. */
 struct exec_icvs {
@@ -12,8 +13,10 @@ struct exec_icvs {
   int sched_kind, sched_chunk;
 };
 
-/* 1 if the calling thread has NEED bytes of stack left (less a slack). */
-int exec_inline_stack_ok(size_t need);
+/* 1 if the calling thread has NEED bytes of stack left (less a slack).
+ * *LO: the thread's lowest stack address, 0 until found (the caller keeps
+ * it per thread). */
+int exec_inline_stack_ok(size_t need, uintptr_t *lo);
 /* The calling thread's libomp state into *(struct exec_icvs *)OUT (an
  * exec_call function: run on a worker, it gives a new root's). */
 void exec_inline_read_icvs(void *out);
