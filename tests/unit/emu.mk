@@ -29,6 +29,7 @@ emu_flang_rtl_sources = src/plugins/emu/devicertl_flang.c \
 	src/plugins/emu/devicertl_league.c src/plugins/emu/devicertl_loops.c \
 	src/plugins/emu/devicertl_omp.c
 tests_unit_test_exec_SOURCES = tests/unit/test_exec.c src/plugins/emu/exec.c \
+	src/plugins/emu/exec_event.c src/plugins/emu/exec_internal.h \
 	src/plugins/emu/exec_wait.c src/plugins/emu/exec_call.c src/plugins/emu/devctx.c \
 	src/plugins/emu/exec_inline.c \
 	src/plugins/emu/exec_observe.c $(emu_flang_rtl_sources)
@@ -53,6 +54,7 @@ AM_TESTS_ENVIRONMENT += \
 tests_unit_test_plugin_SOURCES = tests/unit/test_plugin.c \
 	tests/unit/fake_loader.c tests/unit/fake_loader.h $(emu_arena_sources) \
 	src/plugins/emu/fault.c src/plugins/emu/alias.c src/plugins/emu/exec.c \
+	src/plugins/emu/exec_event.c src/plugins/emu/exec_internal.h \
 	src/plugins/emu/exec_wait.c src/plugins/emu/exec_call.c src/plugins/emu/devicertl.c \
 	src/plugins/emu/exec_inline.c \
 	src/plugins/emu/devctx.c src/plugins/emu/exec_observe.c $(emu_flang_rtl_sources) \

@@ -1,5 +1,6 @@
-/* Worker threads, streams and events (see exec.h); the libffi call of a
- * kernel is in exec_call.c.
+/* Worker threads and streams (see exec.h); the structures they share
+ * with exec_event.c are in exec_internal.h, the libffi call of a kernel is
+ * in exec_call.c.
  *
  * Hand-off: a command is appended to its worker's list under the worker's
  * mutex; an idle worker watches the atomic POSTED counter, a waiting host
@@ -35,6 +36,7 @@
 #include "arena.h"
 #include "exec_call.h"
 #include "exec_inline.h"
+#include "exec_internal.h"
 #include "exec_observe.h"
 #include "exec_wait.h"
 #include "envvar.h"
@@ -48,87 +50,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_WORKERS 16
-#define INLINE_ARGS 8
-#define FAST_NS 2000 /* a host spin longer than a futex round trip */
-#define NSLOT 4        /* commands kept inside each stream */
-
-enum cmd_kind { CMD_KERNEL, CMD_CALL, CMD_COPY, CMD_EVSET, CMD_EVWAIT, CMD_MARK };
-
-enum { ST_PENDING = 0, ST_DONE = 1, ST_SLEEPING = 2 };
-
-/* The fields a command's kind uses are set by cmd_init and its creator;
- * the rest are left as they are (a command is not zeroed: it is reused).
- * Hot fields first, so a kernel launch touches few cache lines. */
-struct cmd {
-  _Alignas(64) struct cmd *next;
-  enum cmd_kind kind;
-  _Atomic uint32_t state;     /* sync: ST_* */
-  struct exec_stream *stream; /* async: DONE counted there */
-  unsigned char owned;        /* malloc'd: the worker frees it */
-  unsigned char own_vals;     /* VALS malloc'd: the worker frees them */
-  unsigned char has_ctx;
-  unsigned char failed;       /* sync kernel: it could not start */
-  struct exec_fault *fault;   /* sync kernel: where the reason goes */
-  const char *fail_why;       /* fail instead of calling (injection) */
-  int32_t n;
-  void *entry;
-  void **vals;
-  struct emu_devctx ctx;
-  void *inline_vals[INLINE_ARGS];
-  void (*fn)(void *);
-  void *arg;
-  void *dst;
-  const void *src;
-  size_t len;
-  struct exec_event *ev;
-  uint64_t gen;
-  uint64_t obs_id; /* the runtime's id of a kernel or copy (exec_observe.h) */
-};
-
-/* Laid out so that a hand-off moves one cache line of the queue: the
- * budgets, written by different threads, each have their own line. */
-struct worker {
-  _Alignas(64) pthread_mutex_t lock; /* protects HEAD/TAIL */
-  struct cmd *head, *tail;
-  _Atomic uint32_t count;  /* commands in the list */
-  _Atomic uint32_t posted; /* futex word: bumped per command */
-  _Atomic uint32_t pending; /* commands queued and not yet finished */
-  _Alignas(64) _Atomic int sleeping;
-  _Atomic int stop;
-  _Atomic int busy; /* running a command (checked at destruction) */
-  unsigned long nkernels; /* kernels started (the worker's own count) */
-  struct exec_device *d;
-  int idx;
-  pthread_t th;
-  _Alignas(64) struct spin_budget host_spin; /* hosts waiting for it */
-  _Alignas(64) struct spin_budget idle_spin; /* it waiting for work */
-  _Alignas(64) struct exec_cifs cifs; /* only touched by the worker thread */
-};
-
-struct exec_device {
-  int dev;
-  struct exec_options opt;
-  _Atomic int icvs_state; /* FRESH: 0 not read, 1 reading, 2 read */
-  struct exec_icvs fresh; /* a new libomp root's, read on a worker */
-  int nworkers;
-  _Atomic int next_worker;
-  struct worker w[MAX_WORKERS];
-};
-
-/* Command number E of a stream lives in SLOT[E % NSLOT] when command
- * E - NSLOT is done (the worker's last access to a command comes before
- * it counts it in DONE), else it is malloc'd: most async work costs no
- * allocation. */
-struct exec_stream {
-  struct worker *w;
-  uint64_t enq; /* commands queued (host side only) */
-  _Alignas(64) _Atomic uint64_t done; /* commands finished (worker side) */
-  _Atomic int failed;       /* FAULT is set (written by the worker first) */
-  struct exec_fault fault;  /* the first kernel that could not start */
-  struct cmd slot[NSLOT];
-};
-
 /* Zeroed memory aligned for the _Alignas(64) members above. */
 static void *zalloc64(size_t size) {
   size = (size + 63) & ~(size_t)63;
@@ -137,14 +58,6 @@ static void *zalloc64(size_t size) {
     memset(p, 0, size);
   return p;
 }
-
-/* LOCK protects RECORDED and COMPLETED; COND signals COMPLETED. */
-struct exec_event {
-  pthread_mutex_t lock;
-  pthread_cond_t cond;
-  uint64_t recorded;  /* generation of the last record */
-  uint64_t completed; /* highest generation reached */
-};
 
 /* This thread's state, one __thread object: each function that reads one
  * pays one __tls_get_addr call (general-dynamic model; initial-exec would
@@ -186,7 +99,6 @@ static void spare_put(int dev, struct exec_stream *s) {
     pthread_setspecific(spare_key, (void *)1);
   tl.spare_stream[dev] = s;
 }
-
 
 /* A host spins at most FAST_NS: beyond that a futex sleep costs less than
  * the CPU time a spinning host takes from the worker on a busy machine. */
@@ -260,32 +172,6 @@ static void complete(struct cmd *c) {
     wait_futex(&c->state, FUTEX_WAKE, 1); /* C may be dead memory: no access */
 }
 
-/* ---------------------------------------------------------------- events */
-
-struct exec_event *exec_event_create(void) {
-  struct exec_event *ev = calloc(1, sizeof *ev);
-  if (ev) {
-    pthread_mutex_init(&ev->lock, NULL);
-    pthread_cond_init(&ev->cond, NULL);
-  }
-  return ev;
-}
-
-static void event_reach(struct exec_event *ev, uint64_t gen) {
-  pthread_mutex_lock(&ev->lock);
-  if (ev->completed < gen)
-    ev->completed = gen;
-  pthread_cond_broadcast(&ev->cond);
-  pthread_mutex_unlock(&ev->lock);
-}
-
-static void event_wait_gen(struct exec_event *ev, uint64_t gen) {
-  pthread_mutex_lock(&ev->lock);
-  while (ev->completed < gen)
-    pthread_cond_wait(&ev->cond, &ev->lock);
-  pthread_mutex_unlock(&ev->lock);
-}
-
 /* ---------------------------------------------------------------- worker */
 
 /* Call kernel C on worker W.  0, or -1 with the reason in *F. */
@@ -338,10 +224,10 @@ static void run(struct worker *w, struct cmd *c) {
     memcpy(c->dst, c->src, c->len);
     break;
   case CMD_EVSET:
-    event_reach(c->ev, c->gen);
+    exec_event_reach(c->ev, c->gen);
     break;
   case CMD_EVWAIT:
-    event_wait_gen(c->ev, c->gen);
+    exec_event_wait_gen(c->ev, c->gen);
     break;
   case CMD_MARK:
     break;
@@ -534,8 +420,8 @@ static void cmd_init(struct cmd *c, enum cmd_kind kind) {
 
 /* A command of KIND: STACK (synchronous) when SP is NULL, else one for
  * *SP's next position, a free slot of the stream or malloc'd. */
-static struct cmd *new_cmd(struct exec_device *d, struct exec_stream **sp,
-                           struct cmd *stack, enum cmd_kind kind) {
+struct cmd *exec_new_cmd(struct exec_device *d, struct exec_stream **sp,
+                         struct cmd *stack, enum cmd_kind kind) {
   if (!sp) {
     cmd_init(stack, kind);
     return stack;
@@ -559,9 +445,9 @@ static struct cmd *new_cmd(struct exec_device *d, struct exec_stream **sp,
   return c;
 }
 
-/* Queue C (from new_cmd): on its stream, or on the caller's worker,
+/* Queue C (from exec_new_cmd): on its stream, or on the caller's worker,
  * waiting for it.  -1 if C is a synchronous kernel that could not start. */
-static int submit(struct exec_device *d, struct cmd *c) {
+int exec_submit(struct exec_device *d, struct cmd *c) {
   struct exec_stream *s = c->stream;
   if (s) {
     s->enq++;
@@ -580,7 +466,7 @@ int exec_launch(struct exec_device *d, struct exec_stream **sp, void *entry,
   if (n < 0 || !entry)
     return -1;
   struct exec_fault local;
-  struct cmd stack, *c = new_cmd(d, sp, &stack, CMD_KERNEL);
+  struct cmd stack, *c = exec_new_cmd(d, sp, &stack, CMD_KERNEL);
   if (!c)
     return -1;
   c->entry = entry;
@@ -610,7 +496,7 @@ int exec_launch(struct exec_device *d, struct exec_stream **sp, void *entry,
       c->vals[i] = args[i];
   c->obs_id = EMU_OBS_QUEUED();
   void **vals = c->vals; /* C may be gone once queued on a stream */
-  int rc = submit(d, c);
+  int rc = exec_submit(d, c);
   if (!sp && vals != stack.inline_vals && vals != vla)
     free(vals);
   if (rc != 0 && !fault)
@@ -685,13 +571,13 @@ int exec_launch_failing(struct exec_device *d, struct exec_stream **sp,
                         void *entry, const char *why,
                         struct exec_fault *fault) {
   struct exec_fault local;
-  struct cmd stack, *c = new_cmd(d, sp, &stack, CMD_KERNEL);
+  struct cmd stack, *c = exec_new_cmd(d, sp, &stack, CMD_KERNEL);
   if (!c)
     return -1;
   c->entry = entry;
   c->fail_why = why;
   c->fault = fault ? fault : &local;
-  int rc = submit(d, c);
+  int rc = exec_submit(d, c);
   if (rc != 0 && !fault)
     report_fault(d->dev, &local);
   return rc;
@@ -707,7 +593,7 @@ int exec_call(struct exec_device *d, void (*fn)(void *), void *arg,
     c.ctx = *ctx;
     c.has_ctx = 1;
   }
-  return submit(d, &c);
+  return exec_submit(d, &c);
 }
 
 int exec_copy(struct exec_device *d, struct exec_stream **sp, void *dst,
@@ -716,14 +602,14 @@ int exec_copy(struct exec_device *d, struct exec_stream **sp, void *dst,
     memcpy(dst, src, len);
     return 0;
   }
-  struct cmd stack, *c = new_cmd(d, sp, &stack, CMD_COPY);
+  struct cmd stack, *c = exec_new_cmd(d, sp, &stack, CMD_COPY);
   if (!c)
     return -1;
   c->dst = dst;
   c->src = src;
   c->len = len;
   c->obs_id = EMU_OBS_QUEUED();
-  return submit(d, c);
+  return exec_submit(d, c);
 }
 
 int exec_drain(struct exec_device *d, struct exec_stream **sp,
@@ -793,60 +679,3 @@ int exec_sync(struct exec_device *d, struct exec_stream **sp,
   return rc;
 }
 
-int exec_event_record(struct exec_device *d, struct exec_event *ev,
-                      struct exec_stream **sp) {
-  pthread_mutex_lock(&ev->lock);
-  uint64_t gen = ++ev->recorded;
-  pthread_mutex_unlock(&ev->lock);
-  if (!sp || !exec_pending(*sp)) {
-    event_reach(ev, gen);
-    return 0;
-  }
-  struct cmd *c = new_cmd(d, sp, NULL, CMD_EVSET);
-  if (!c)
-    return -1;
-  c->ev = ev;
-  c->gen = gen;
-  return submit(d, c);
-}
-
-int exec_event_wait(struct exec_device *d, struct exec_event *ev,
-                    struct exec_stream **sp) {
-  pthread_mutex_lock(&ev->lock);
-  uint64_t gen = ev->recorded;
-  int reached = ev->completed >= gen;
-  pthread_mutex_unlock(&ev->lock);
-  if (reached)
-    return 0;
-  if (!sp) {
-    event_wait_gen(ev, gen);
-    return 0;
-  }
-  struct cmd *c = new_cmd(d, sp, NULL, CMD_EVWAIT);
-  if (!c)
-    return -1;
-  c->ev = ev;
-  c->gen = gen;
-  return submit(d, c);
-}
-
-int exec_event_sync(struct exec_event *ev) {
-  pthread_mutex_lock(&ev->lock);
-  uint64_t gen = ev->recorded;
-  pthread_mutex_unlock(&ev->lock);
-  event_wait_gen(ev, gen);
-  return 0;
-}
-
-int exec_event_destroy(struct exec_event *ev) {
-  if (!ev)
-    return 0;
-  exec_event_sync(ev); /* no queued command may still point at it */
-  /* The worker's last access is its unlock in event_reach. */
-  pthread_mutex_lock(&ev->lock);
-  pthread_mutex_unlock(&ev->lock);
-  pthread_cond_destroy(&ev->cond);
-  pthread_mutex_destroy(&ev->lock);
-  free(ev);
-  return 0;
-}

@@ -14,6 +14,7 @@ libomptarget_rtl_emu_la_SOURCES = $(emu_loader_sources) \
 	$(emu_arena_sources) \
 	src/plugins/emu/fault.c src/plugins/emu/fault.h src/plugins/emu/alias.c \
 	src/plugins/emu/exec.c src/plugins/emu/exec.h \
+	src/plugins/emu/exec_event.c src/plugins/emu/exec_internal.h \
 	src/plugins/emu/exec_wait.c src/plugins/emu/exec_wait.h \
 	src/plugins/emu/exec_call.c src/plugins/emu/exec_call.h \
 	src/plugins/emu/exec_inline.c src/plugins/emu/exec_inline.h \

@@ -1,0 +1,74 @@
+/* Events of the emu device (see exec.h): recorded on a stream, waited on
+ * by a stream or the host.  Each record is a generation; a worker reaching
+ * a CMD_EVSET command marks its generation reached (exec_internal.h). */
+#include "config.h"
+#include "exec_internal.h"
+
+#include <stdlib.h>
+
+struct exec_event *exec_event_create(void) {
+  struct exec_event *ev = calloc(1, sizeof *ev);
+  if (ev) {
+    pthread_mutex_init(&ev->lock, NULL);
+    pthread_cond_init(&ev->cond, NULL);
+  }
+  return ev;
+}
+
+int exec_event_record(struct exec_device *d, struct exec_event *ev,
+                      struct exec_stream **sp) {
+  pthread_mutex_lock(&ev->lock);
+  uint64_t gen = ++ev->recorded;
+  pthread_mutex_unlock(&ev->lock);
+  if (!sp || !exec_pending(*sp)) {
+    exec_event_reach(ev, gen);
+    return 0;
+  }
+  struct cmd *c = exec_new_cmd(d, sp, NULL, CMD_EVSET);
+  if (!c)
+    return -1;
+  c->ev = ev;
+  c->gen = gen;
+  return exec_submit(d, c);
+}
+
+int exec_event_wait(struct exec_device *d, struct exec_event *ev,
+                    struct exec_stream **sp) {
+  pthread_mutex_lock(&ev->lock);
+  uint64_t gen = ev->recorded;
+  int reached = ev->completed >= gen;
+  pthread_mutex_unlock(&ev->lock);
+  if (reached)
+    return 0;
+  if (!sp) {
+    exec_event_wait_gen(ev, gen);
+    return 0;
+  }
+  struct cmd *c = exec_new_cmd(d, sp, NULL, CMD_EVWAIT);
+  if (!c)
+    return -1;
+  c->ev = ev;
+  c->gen = gen;
+  return exec_submit(d, c);
+}
+
+int exec_event_sync(struct exec_event *ev) {
+  pthread_mutex_lock(&ev->lock);
+  uint64_t gen = ev->recorded;
+  pthread_mutex_unlock(&ev->lock);
+  exec_event_wait_gen(ev, gen);
+  return 0;
+}
+
+int exec_event_destroy(struct exec_event *ev) {
+  if (!ev)
+    return 0;
+  exec_event_sync(ev); /* no queued command may still point at it */
+  /* The worker's last access is its unlock in event_reach. */
+  pthread_mutex_lock(&ev->lock);
+  pthread_mutex_unlock(&ev->lock);
+  pthread_cond_destroy(&ev->cond);
+  pthread_mutex_destroy(&ev->lock);
+  free(ev);
+  return 0;
+}
