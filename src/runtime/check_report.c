@@ -137,10 +137,10 @@ static void add_line(enum rclass c, const char *var, uintptr_t hst,
   line_slot[j] = (int32_t)nlines++;
 }
 
-void report_copy_to(struct cregion *r, struct cblock *b, uintptr_t hst,
-                    uintptr_t size, const char *var) {
-  bytes_to += size;
-  copies_to++;
+/* A copy of SIZE bytes at host HST of block B whose bytes hash as the
+ * last copy of that range either way did: a line of KIND. */
+static void note_copy(enum rclass kind, struct cregion *r, struct cblock *b,
+                      uintptr_t hst, uintptr_t size, const char *var) {
   if (!b || !b->hst || b->kind == CB_PRIVATE || !size)
     return;
   uint64_t h = check_hash((const void *)hst, size);
@@ -148,25 +148,23 @@ void report_copy_to(struct cregion *r, struct cblock *b, uintptr_t hst,
   if (!x)
     return;
   if (x->hash == h)
-    add_line(R_REPEAT, check_intern(var ? var : b->var), hst, size,
+    add_line(kind, check_intern(var ? var : b->var), hst, size,
              r ? r->where : "unknown location", size);
   x->hash = h;
+}
+
+void report_copy_to(struct cregion *r, struct cblock *b, uintptr_t hst,
+                    uintptr_t size, const char *var) {
+  bytes_to += size;
+  copies_to++;
+  note_copy(R_REPEAT, r, b, hst, size, var);
 }
 
 void report_copy_from(struct cregion *r, struct cblock *b, uintptr_t hst,
                       uintptr_t size, const char *var) {
   bytes_from += size;
   copies_from++;
-  if (!b || !b->hst || b->kind == CB_PRIVATE || !size)
-    return;
-  uint64_t h = check_hash((const void *)hst, size);
-  struct hist *x = history(b->dev, hst, size);
-  if (!x)
-    return;
-  if (x->hash == h)
-    add_line(R_ROUNDTRIP, check_intern(var ? var : b->var), hst, size,
-             r ? r->where : "unknown location", size);
-  x->hash = h;
+  note_copy(R_ROUNDTRIP, r, b, hst, size, var);
 }
 
 void report_block_gone(struct cblock *b) {
