@@ -1,4 +1,5 @@
-# Sourced by tests/clang/run.sh and tests/clang/matrix.sh for their mode
+# Sourced by tests/clang/run.sh and tests/clang/matrix.sh: the verdict on
+# a run (expect_outcome, at the end), and for their mode
 # "check" (ompemu-run --check, docs/check.md), whose point is that correct
 # programs get no finding.  A program that provokes findings or errors on
 # purpose says which:
@@ -32,4 +33,32 @@ check_findings() {
 # summary, or the line that ends a run stopped by a fault in device code.
 check_found() {
   grep -qE '^ompemu: check: ([0-9]+ findings?|no findings, but|stopped at a fault)' "$1.err"
+}
+
+# expect_outcome SRC OUTBASE MODE RC: does the run that ended with status
+# RC (output in OUTBASE.out / .err) do what SRC's EXPECT-EXIT,
+# EXPECT-STDERR and EXPECT-STDOUT say, or, in mode check, find only what
+# it expects (after a finding only the status 99 is looked at)?  0: yes;
+# 1: no (the reason in OUTBASE.why); 2: yes, ended by an expected finding.
+# Uses the runner's `directive`.
+expect_outcome() {
+  eo_want=$(directive "$1" EXPECT-EXIT); eo_want=${eo_want:-0}
+  if [ "$3" = check ]; then
+    check_findings "$1" "$2" || return 1
+    if check_found "$2"; then
+      [ "$eo_want" = 0 ] && eo_want=99
+      [ "$4" = "$eo_want" ] || { echo "exit status $4, expected $eo_want" >"$2.why"; return 1; }
+      return 2
+    fi
+  fi
+  if [ "$4" != "$eo_want" ]; then
+    echo "exit status $4, expected $eo_want" >"$2.why"; return 1
+  fi
+  directive "$1" EXPECT-STDERR | while IFS= read -r line; do
+    grep -qF -- "$line" "$2.err" || { echo "stderr lacks: $line" >"$2.why"; exit 1; }
+  done || return 1
+  directive "$1" EXPECT-STDOUT | while IFS= read -r line; do
+    grep -qF -- "$line" "$2.out" || { echo "stdout lacks: $line" >"$2.why"; exit 1; }
+  done || return 1
+  return 0
 }

@@ -202,24 +202,8 @@ run_mode() {
     LD_LIBRARY_PATH="$ldp" timeout "$TIMEOUT" \
     "$OMPEMU_BUILDDIR/ompemu-run" $opt $WRAPPER "$prog" >"$o.out" 2>"$o.err"
   rc=$?
-  want=$(directive "$f" EXPECT-EXIT); want=${want:-0}
-  if [ "$mode" = check ]; then
-    check_findings "$f" "$o" || return 1
-    if check_found "$o"; then
-      [ "$want" = 0 ] && want=99
-      [ "$rc" = "$want" ] || { echo "exit status $rc, expected $want" >"$o.why"; return 1; }
-      return 0
-    fi
-  fi
-  if [ "$rc" != "$want" ]; then
-    echo "exit status $rc, expected $want" >"$o.why"; return 1
-  fi
-  directive "$f" EXPECT-STDERR | while IFS= read -r line; do
-    grep -qF -- "$line" "$o.err" || { echo "stderr lacks: $line" >"$o.why"; exit 1; }
-  done || return 1
-  directive "$f" EXPECT-STDOUT | while IFS= read -r line; do
-    grep -qF -- "$line" "$o.out" || { echo "stdout lacks: $line" >"$o.why"; exit 1; }
-  done || return 1
+  expect_outcome "$f" "$o" "$mode" "$rc"
+  case $? in 1) return 1 ;; 2) return 0 ;; esac
   # The proof that ompemu's runtime, not LLVM's, ran it.
   if ! grep -q '^ompemu: register lib' "$o.trace" "$o.err" 2>/dev/null; then
     echo "no ompemu trace: the program did not run on ompemu's runtime" >"$o.why"; return 1

@@ -141,25 +141,8 @@ run_mode() {
         $WRAPPER "$prog" >"$o.out" 2>"$o.err" ;;
   esac
   rc=$?
-  want=$(directive "$f" EXPECT-EXIT); want=${want:-0}
-  if [ "$mode" = check ]; then
-    check_findings "$f" "$o" || return 1
-    if check_found "$o"; then
-      [ "$want" = 0 ] && want=99
-      [ "$rc" = "$want" ] || { echo "exit status $rc, expected $want" >"$o.why"; return 1; }
-      return 0
-    fi
-  fi
-  if [ "$rc" != "$want" ]; then
-    echo "exit status $rc, expected $want" >"$o.why"; return 1
-  fi
-  directive "$f" EXPECT-STDERR | while IFS= read -r line; do
-    grep -qF -- "$line" "$o.err" || { echo "stderr lacks: $line" >"$o.why"; exit 1; }
-  done || return 1
-  directive "$f" EXPECT-STDOUT | while IFS= read -r line; do
-    grep -qF -- "$line" "$o.out" || { echo "stdout lacks: $line" >"$o.why"; exit 1; }
-  done || return 1
-  return 0
+  expect_outcome "$f" "$o" "$mode" "$rc"
+  [ $? != 1 ]
 }
 
 for f in $progs; do
