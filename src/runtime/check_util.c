@@ -137,11 +137,13 @@ static char *dup_string(const void *key) { return strdup(key); }
 
 const char *check_intern(const char *s) { return intern_by(s, dup_string); }
 
-/* "base:line" of fields FILE and LINE of S, or NULL. */
+/* "base:line" of fields FILE and LINE of S, or NULL (also for flang's
+ * ";unknown;unknown;0;0;;"). */
 static char *file_line(const char *s, int file, int line) {
   char path[512], ln[32], out[600];
   if (!loc_field(s, file, path, sizeof path) || !path[0] ||
-      !loc_field(s, line, ln, sizeof ln))
+      !loc_field(s, line, ln, sizeof ln) ||
+      (!strcmp(path, "unknown") && atoi(ln) == 0))
     return NULL;
   const char *slash = strrchr(path, '/');
   snprintf(out, sizeof out, "%s:%s", slash ? slash + 1 : path, ln);
@@ -166,7 +168,7 @@ const char *check_var_short(const char *var, uintptr_t hst, uintptr_t size,
   char expr[256];
   if (var && var[0] && var[0] != ';')
     snprintf(buf, len, "%s", var);
-  else if (loc_field(var, 0, expr, sizeof expr) && expr[0])
+  else if (map_name_expr(var, expr, sizeof expr))
     snprintf(buf, len, "%s", expr);
   else if (hst)
     snprintf(buf, len, "host [" OMPEMU_PTR ", " OMPEMU_PTR ")", OMPEMU_P(hst),
@@ -183,7 +185,7 @@ const char *check_var_words(const char *var, uintptr_t hst, uintptr_t size,
     snprintf(buf, len, "declare target variable %s", var);
     return buf;
   }
-  char *decl = var ? file_line(var, 1, 2) : NULL;
+  char *decl = var ? file_line(var, map_name_file_field(var), 2) : NULL;
   check_var_short(var, hst, size, expr, sizeof expr);
   if (decl)
     snprintf(buf, len, "%s (declared at %s)", expr, decl);

@@ -68,14 +68,13 @@ static const char *basename_of(const char *path) {
 }
 
 const char *rt_name_str(const void *name, char *buf, size_t len) {
-  if (!name || !loc_field(name, 0, buf, len) || !buf[0])
+  if (!name || !map_name_expr(name, buf, len))
     snprintf(buf, len, "unknown");
   return buf;
 }
 
 /* "file:line:col" of a ";...;...;line;col;;" string whose file is field
- * FILE_FIELD (psource: ";file;func;line;col;;", map names:
- * ";expr;file;line;col;;"). */
+ * FILE_FIELD (locstr.h). */
 static const char *loc_of(const char *s, int file_field, char *buf,
                           size_t len) {
   char file[512], line[32], col[32];
@@ -89,8 +88,7 @@ static const char *loc_of(const char *s, int file_field, char *buf,
 }
 
 const char *rt_name_loc_str(const void *name, char *buf, size_t len) {
-  /* map names are ";expr;file;line;col;;" */
-  return loc_of(name, 1, buf, len);
+  return loc_of(name, name ? map_name_file_field(name) : 1, buf, len);
 }
 
 const char *rt_loc_str(const ident_t *loc, char *buf, size_t len) {

@@ -420,12 +420,12 @@ static const char *file_field(const char *s, int fieldno, char *buf,
   return buf;
 }
 
-/* Map names are ";expr;file;line;col;;"; a declare-target global's
+/* Map names are location strings (locstr.h); a declare-target global's
  * mapping carries its entry name instead. */
 const char *obs_var_expr(const char *var, char *buf, size_t len) {
   if (var && var[0] && var[0] != ';')
     snprintf(buf, len, "%s", var);
-  else if (!loc_field(var, 0, buf, len) || !buf[0])
+  else if (!map_name_expr(var, buf, len))
     snprintf(buf, len, "unknown");
   return buf;
 }
@@ -437,7 +437,8 @@ const char *obs_var_where(const char *var, char *buf, size_t len) {
   if (var && var[0] && var[0] != ';')
     snprintf(buf, len, "declare target");
   else
-    snprintf(buf, len, "%s:%d", file_field(var, 1, file, sizeof file),
+    snprintf(buf, len, "%s:%d",
+             file_field(var, map_name_file_field(var), file, sizeof file),
              line_field(var));
   return buf;
 }

@@ -110,6 +110,14 @@ static void test_words_and_hash(void **state) {
                       "arr (declared at t.c:5)");
   assert_string_equal(check_var_words("g", 0, 0, buf, sizeof buf),
                       "declare target variable g");
+  /* flang's order, and its "unknown" for data without a name */
+  assert_string_equal(check_var_words(";/w/p.f90;e;6;24;;", 0, 0, buf,
+                                      sizeof buf),
+                      "e (declared at p.f90:6)");
+  assert_string_equal(check_var_words(";/w/p.f90;unknown;6;24;;", 0x1000, 16,
+                                      buf, sizeof buf),
+                      "host [0x0000000000001000, 0x0000000000001010) "
+                      "(declared at p.f90:6)");
   assert_string_equal(check_where(&loc), "t.c:7");
   char x[100] = {0}, y[100] = {0};
   assert_true(check_hash(x, sizeof x) == check_hash(y, sizeof y));

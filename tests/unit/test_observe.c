@@ -208,6 +208,15 @@ static void test_names(void **state) {
   assert_string_equal(obs_var_where(";s.p[0:n];/a/b/f.c;12;3;;", buf, sizeof buf),
                       "f.c:12");
   assert_int_equal(obs_var_line(";x;f.c;42;1;;"), 42);
+  /* flang writes the file first; a clang member "s.c" is no file */
+  assert_string_equal(obs_var_expr(";/a/b/m.f90;e;6;24;;", buf, sizeof buf), "e");
+  assert_string_equal(obs_var_where(";/a/b/m.f90;e;6;24;;", buf, sizeof buf),
+                      "m.f90:6");
+  assert_string_equal(obs_var_expr(";m.F90;h%g;9;1;;", buf, sizeof buf), "h%g");
+  assert_string_equal(obs_var_expr(";/a/m.f90;unknown;6;24;;", buf, sizeof buf),
+                      "unknown");
+  assert_string_equal(obs_var_expr(";s.c;t.c;4;1;;", buf, sizeof buf), "s.c");
+  assert_string_equal(obs_var_where(";s.c;t.c;4;1;;", buf, sizeof buf), "t.c:4");
   assert_string_equal(obs_var_expr("scale", buf, sizeof buf), "scale");
   assert_string_equal(obs_var_where("scale", buf, sizeof buf), "declare target");
   assert_string_equal(obs_var_expr(NULL, buf, sizeof buf), "unknown");
