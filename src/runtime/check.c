@@ -93,6 +93,12 @@ static void region_begin(struct obs_event *e) {
   r->where = check_where(e->loc);
   const char *colon = strrchr(r->where, ':');
   r->line = colon ? atoi(colon + 1) : 0;
+  const char *kw;
+  if (!r->line && e->rkind == OBS_R_TARGET && e->kernel &&
+      (kw = check_where_kernel(e->kernel))) {
+    r->where = kw;
+    r->line = atoi(kw + 5);
+  }
   check_set_region(r);
   if (check_cfg.check) {
     hostptr_region_begin();

@@ -149,6 +149,10 @@ RT_HIDDEN unsigned long check_findings(unsigned long *repeats);
 RT_HIDDEN const char *check_intern(const char *s);
 /* Interned "file:line" of a construct ("unknown location" if none). */
 RT_HIDDEN const char *check_where(const ident_t *loc);
+/* The region's place from its kernel's entry name when its ident has
+ * none: "line 13 of _QQmain" for "__omp_offloading_fe00_5102__QQmain_l13",
+ * or NULL. */
+RT_HIDDEN const char *check_where_kernel(const char *kernel);
 /* The variable of B in words: "a[0:n] (declared at t.c:9)" or "host
  * [0x..., 0x...)" or "a declare target global g". */
 RT_HIDDEN const char *check_var_words(const char *var, uintptr_t hst,

@@ -161,6 +161,35 @@ const char *check_where(const ident_t *loc) {
   return r ? r : "unknown location";
 }
 
+/* "line N of FUNCTION" from an offload entry name
+ * "__omp_offloading_DEV_FILEID_FUNCTION_lN", or NULL: flang 22 passes no
+ * source location with its target regions. */
+static char *make_kernel_where(const void *key) {
+  const char *name = (const char *)key - 1, *l = strrchr(name, '_'), *fn = name;
+  char *end;
+  if (!l || l[1] != 'l' || l[2] < '1' || l[2] > '9')
+    return NULL;
+  long line = strtol(l + 2, &end, 10);
+  if (*end)
+    return NULL;
+  /* skip "__omp_offloading_DEV_FILEID_" when it is there */
+  if (!strncmp(fn, "__omp_offloading_", 17)) {
+    const char *p = strchr(fn + 17, '_');
+    p = p ? strchr(p + 1, '_') : NULL;
+    fn = p && p + 1 < l ? p + 1 : name;
+  }
+  char out[600];
+  snprintf(out, sizeof out, "line %ld of %.*s", line, (int)(l - fn), fn);
+  return strdup(out);
+}
+
+const char *check_where_kernel(const char *kernel) {
+  /* Keyed one byte in: check_intern keeps the name itself under its own
+   * address. */
+  return kernel && kernel[0] ? intern_by(kernel + 1, make_kernel_where)
+                             : NULL;
+}
+
 /* ---- words ---- */
 
 const char *check_var_short(const char *var, uintptr_t hst, uintptr_t size,

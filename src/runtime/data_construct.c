@@ -41,6 +41,7 @@ int rt_target_data(enum rt_data_kind kind, int64_t device_id,
   struct rt_op op;
   rt_op_init(&op, d);
   struct obs_event region;
+  region.kernel = NULL;
   int rc = OBS_REGION_BEGIN(&region, kinds[kind].region, d, a->loc, 0)
                ? -1
                : kinds[kind].routine(&op, a);

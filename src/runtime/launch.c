@@ -317,6 +317,9 @@ int rt_target(const struct rt_launch *l) {
   struct rt_op op;
   rt_op_init(&op, d);
   struct obs_event region;
+  region.kernel = NULL; /* its entry name, for observers (flang: no loc) */
+  if (OBS_WANTS(OBS_REGION))
+    rt_device_entry(d, l->host_ptr, &region.kernel);
   int rc = OBS_REGION_BEGIN(&region, OBS_R_TARGET, d, loc, l->nowait)
                ? -1
                : run_target(&op, l);

@@ -10,6 +10,10 @@
 # only when the program's checks pass and the trace shows ompemu's runtime
 # registered it.  Known causes of failure (tests/fortran/known-failures.txt)
 # make a failure "# TODO"; a pass is always a pass.
+# Header comments a program may carry (as in tests/check/run.sh):
+#   ! OMPEMU-RUN: options    options of ompemu-run (--check)
+#   ! EXPECT-EXIT: N         exit status (default 0)
+#   ! EXPECT-STDERR: text    text that must appear in stderr (fixed string)
 # Environment: FLANG22 (the compiler; unset: a visible skip), FORTRAN_TESTS
 # (programs by name), FORTRAN_TEST_TIMEOUT (seconds per run, 60),
 # FORTRAN_LIBOMP (another libomp.so.5 to build and run with).
@@ -50,6 +54,7 @@ else
   progs=$(ls "$SRC"/*.f90 | sort)
 fi
 name_of() { n=$(basename "$1"); echo "${n%.f90}"; }
+directive() { sed -n "s|^! $2: *||p" "$1"; }
 
 # Build one program; a failed attempt is kept (stamp) until the source,
 # the compiler, this script or ompemu's runtime is newer.
@@ -109,11 +114,18 @@ for f in $progs; do
     continue
   fi
   rm -f "$o.out" "$o.err" "$o.trace"
+  opts=$(directive "$f" OMPEMU-RUN)
+  want=$(directive "$f" EXPECT-EXIT)
+  # shellcheck disable=SC2086
   OMP_TARGET_OFFLOAD=mandatory OMPEMU_TEST_DEVICE=emu OMPEMU_TRACE=1 OMPEMU_TRACE_FILE="$o.trace" \
-    timeout "$TIMEOUT" "$OMPEMU_BUILDDIR/ompemu-run" "$o" >"$o.out" 2>"$o.err"
+    timeout "$TIMEOUT" "$OMPEMU_BUILDDIR/ompemu-run" $opts "$o" >"$o.out" 2>"$o.err"
   rc=$?
   why=
-  if [ $rc -ne 0 ]; then why="exit status $rc"
+  missing=$(directive "$f" EXPECT-STDERR | while IFS= read -r text; do
+    grep -qF -- "$text" "$o.err" || { echo "$text"; break; }
+  done)
+  if [ $rc -ne "${want:-0}" ]; then why="exit status $rc, expected ${want:-0}"
+  elif [ -n "$missing" ]; then why="stderr lacks: $missing"
   elif ! grep -q "^ *$n: ok\$" "$o.out"; then why="no '$n: ok' line"
   elif ! grep -q '^ompemu: register lib' "$o.trace" 2>/dev/null; then
     why="no ompemu trace: the program did not run on ompemu's runtime"

@@ -119,6 +119,14 @@ static void test_words_and_hash(void **state) {
                       "host [0x0000000000001000, 0x0000000000001010) "
                       "(declared at p.f90:6)");
   assert_string_equal(check_where(&loc), "t.c:7");
+  assert_string_equal(
+      check_where_kernel("__omp_offloading_fe00_510208__QQmain_l13"),
+      "line 13 of _QQmain");
+  assert_string_equal(check_where_kernel("__omp_offloading_10302_bd0f1_main_l42"),
+                      "line 42 of main");
+  assert_null(check_where_kernel("__omp_offloading_fe00_51_f_l0"));
+  assert_null(check_where_kernel("__omp_offloading_fe00_51_f_l12x"));
+  assert_null(check_where_kernel("kernel"));
   char x[100] = {0}, y[100] = {0};
   assert_true(check_hash(x, sizeof x) == check_hash(y, sizeof y));
   y[99] = 1;
