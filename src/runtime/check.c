@@ -75,6 +75,12 @@ static void defer(const struct obs_event *e) {
 
 /* ---- the events ---- */
 
+/* The line of a place check_where names: "t.c:12" or "line 12 of f". */
+static int where_line(const char *w) {
+  const char *colon = strrchr(w, ':');
+  return !strncmp(w, "line ", 5) ? atoi(w + 5) : colon ? atoi(colon + 1) : 0;
+}
+
 static void region_begin(struct obs_event *e) {
   struct cregion *r = spare_region;
   spare_region = NULL;
@@ -91,14 +97,11 @@ static void region_begin(struct obs_event *e) {
   r->nowait = e->nowait;
   r->dev = e->device;
   r->where = check_where(e->loc);
-  const char *colon = strrchr(r->where, ':');
-  r->line = colon ? atoi(colon + 1) : 0;
   const char *kw;
-  if (!r->line && e->rkind == OBS_R_TARGET && e->kernel &&
-      (kw = check_where_kernel(e->kernel))) {
+  if (!where_line(r->where) && e->rkind == OBS_R_TARGET && e->kernel &&
+      (kw = check_where_kernel(e->kernel)))
     r->where = kw;
-    r->line = atoi(kw + 5);
-  }
+  r->line = where_line(r->where);
   check_set_region(r);
   if (check_cfg.check) {
     hostptr_region_begin();

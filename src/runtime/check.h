@@ -153,6 +153,9 @@ RT_HIDDEN const char *check_where(const ident_t *loc);
  * none: "line 13 of _QQmain" for "__omp_offloading_fe00_5102__QQmain_l13",
  * or NULL. */
 RT_HIDDEN const char *check_where_kernel(const char *kernel);
+/* SYM as the source names it: flang's _QMmEscale is "scale". */
+RT_HIDDEN const char *check_source_name(const char *sym, char *buf,
+                                        size_t len);
 /* The variable of B in words: "a[0:n] (declared at t.c:9)" or "host
  * [0x..., 0x...)" or "a declare target global g". */
 RT_HIDDEN const char *check_var_words(const char *var, uintptr_t hst,
@@ -217,6 +220,9 @@ struct cregion {
    * were wholly uninitialised when it started */
   uintptr_t *uninit;
   int nuninit;
+  /* target update (check_data.c): the place of the variable last
+   * reported not mapped */
+  uint64_t absent_place;
 };
 /* The construct this thread is in (NULL outside constructs). */
 RT_HIDDEN struct cregion *check_region(void);

@@ -17,6 +17,7 @@
 #define _GNU_SOURCE
 #include "config.h"
 #include "check.h"
+#include "locstr.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,6 +213,25 @@ void data_map_exists(struct cregion *r, struct cblock *b,
 }
 
 void data_update_absent(struct cregion *r, const struct obs_event *e) {
+  /* An entry asking for neither direction (a part of a flang descriptor)
+   * would move nothing anyway. */
+  if (!(e->maptype & (OMP_TGT_MAPTYPE_TO | OMP_TGT_MAPTYPE_FROM)))
+    return;
+  /* One finding per variable: flang splits an allocatable into entries
+   * for its descriptor and its data whose map names share file, line and
+   * column (the declaration), not the name. */
+  const char *f1 = e->var && e->var[0] == ';' ? strchr(e->var + 1, ';') : NULL;
+  const char *f2 = f1 ? strchr(f1 + 1, ';') : NULL;
+  if (r && f2) {
+    /* the map name without its expression: file, line and column */
+    uint64_t place = map_name_file_field(e->var) == 0
+                         ? check_hash(e->var, (size_t)(f1 - e->var)) ^
+                               check_hash(f2, strlen(f2))
+                         : check_hash(f1, strlen(f1));
+    if (place == r->absent_place)
+      return;
+    r->absent_place = place;
+  }
   char v[400], mt[64];
   check_finding("target update %s of %s at %s: it is not mapped on device "
                 "%d, so nothing was copied",
@@ -410,14 +430,16 @@ void data_globals_check(struct cregion *r, int32_t dev) {
       g->stale_reported = 1;
       uintptr_t differ =
           differing((const unsigned char *)g->hst, d, g->size, g, 0);
+      char nm[256];
+      check_source_name(g->var, nm, sizeof nm);
       check_finding("stale declare target variable %s: its host copy "
                     "changed since the device last got it (%lu of %lu "
                     "bytes differ) and kernel %s at %s starts with the old "
                     "device copy; `target update to(%s)` sends it (device %d "
-                    "address " OMPEMU_PTR ")", g->var ? g->var : "?",
+                    "address " OMPEMU_PTR ")", nm,
                     (unsigned long)differ, (unsigned long)g->size,
                     r && r->kernel ? r->kernel : "?",
-                    r ? r->where : "unknown location", g->var ? g->var : "?",
+                    r ? r->where : "unknown location", nm,
                     (int)dev, OMPEMU_P(g->tgt));
     }
     free(d);

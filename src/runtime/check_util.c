@@ -152,13 +152,48 @@ static char *file_line(const char *s, int file, int line) {
 
 static char *make_where(const void *key) {
   const ident_t *loc = key;
-  char *r = loc->psource ? file_line(loc->psource, 0, 2) : NULL;
+  const char *s = loc->psource;
+  char fn[256], ln[32], out[300];
+  /* flang -g: ";FIRModule;PROGRAM;line;col;;", no file */
+  if (s && !loc_field_is_file(s, 0) && loc_field(s, 1, fn, sizeof fn) &&
+      fn[0] && strcmp(fn, "unknown") && loc_field(s, 2, ln, sizeof ln) &&
+      atoi(ln) > 0) {
+    snprintf(out, sizeof out, "line %d of %s", atoi(ln), fn);
+    return strdup(out);
+  }
+  char *r = s ? file_line(s, 0, 2) : NULL;
   return r ? r : strdup("unknown location");
 }
 
 const char *check_where(const ident_t *loc) {
   const char *r = loc ? intern_by(loc, make_where) : NULL;
   return r ? r : "unknown location";
+}
+
+/* The source name of a flang symbol (lower case; upper-case letters only
+ * separate the parts): _QMmodEvar, _QFprocEvar -> var; _QPproc,
+ * _QMmodPproc -> proc; _QQmain -> "the main program"; _QCblk -> /blk/.
+ * Any other name is itself. */
+const char *check_source_name(const char *sym, char *buf, size_t len) {
+  if (!sym || strncmp(sym, "_Q", 2)) {
+    snprintf(buf, len, "%s", sym ? sym : "?");
+    return buf;
+  }
+  if (!strcmp(sym, "_QQmain")) {
+    snprintf(buf, len, "the main program");
+    return buf;
+  }
+  if (!strncmp(sym, "_QC", 3)) {
+    snprintf(buf, len, "/%s/", sym + 3);
+    return buf;
+  }
+  const char *last = NULL;
+  for (const char *p = sym + 2; *p; p++)
+    if (*p == 'E' || *p == 'P')
+      last = p;
+  snprintf(buf, len, "%s", last && last[1] ? last + 1
+                           : sym[2] == 'P' ? sym + 3 : sym);
+  return buf;
 }
 
 /* "line N of FUNCTION" from an offload entry name
@@ -178,8 +213,10 @@ static char *make_kernel_where(const void *key) {
     p = p ? strchr(p + 1, '_') : NULL;
     fn = p && p + 1 < l ? p + 1 : name;
   }
-  char out[600];
-  snprintf(out, sizeof out, "line %ld of %.*s", line, (int)(l - fn), fn);
+  char out[600], f[256], src[256];
+  snprintf(f, sizeof f, "%.*s", (int)(l - fn), fn);
+  snprintf(out, sizeof out, "line %ld of %s", line,
+           check_source_name(f, src, sizeof src));
   return strdup(out);
 }
 
@@ -211,7 +248,9 @@ const char *check_var_words(const char *var, uintptr_t hst, uintptr_t size,
                             char *buf, size_t len) {
   char expr[256];
   if (var && var[0] && var[0] != ';') {
-    snprintf(buf, len, "declare target variable %s", var);
+    char src[256];
+    snprintf(buf, len, "declare target variable %s",
+             check_source_name(var, src, sizeof src));
     return buf;
   }
   char *decl = var ? file_line(var, map_name_file_field(var), 2) : NULL;

@@ -5,8 +5,8 @@
 ! OMPEMU-RUN: --check
 ! EXPECT-EXIT: 99
 ! EXPECT-STDERR: ompemu: check: result thrown away: kernel __omp_offloading_
-! EXPECT-STDERR: _QQmain_l16 (line 16 of _QQmain) changed
-! EXPECT-STDERR: bytes of a (declared at check_to_not_tofrom.f90:13), mapped with map(to) at line 16 of _QQmain, and the target region at line 16 of _QQmain removed the mapping without copying them back
+! EXPECT-STDERR: _QQmain_l16 (line 16 of the main program) changed
+! EXPECT-STDERR: bytes of a (declared at check_to_not_tofrom.f90:13), mapped with map(to) at line 16 of the main program, and the target region at line 16 of the main program removed the mapping without copying them back
 ! EXPECT-STDERR: ompemu: check: 1 finding; exit status 99
 program check_to_not_tofrom
   implicit none
