@@ -271,6 +271,9 @@ RT_HIDDEN void race_summary(void);
  * arrives. */
 RT_HIDDEN int check_ompt_hold(const struct timespec *until);
 RT_HIDDEN void check_ompt_arrived(void);
+/* Withdraw the OMP_TOOL_LIBRARIES the tool offered itself through, once
+ * libomp has initialised (policy.c). */
+RT_HIDDEN void check_ompt_take_back(void);
 
 /* check_report.c */
 RT_HIDDEN void report_copy_to(struct cregion *r, struct cblock *b,

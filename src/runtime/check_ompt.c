@@ -10,10 +10,19 @@
  * (OMP_TOOL_LIBRARIES) or OMP_TOOL=disabled, ompemu offers none and the
  * hold lasts OMPEMU_CHECK_HOLD_MS as before.
  *
+ * libomp 14 looks for the tool with dlsym(RTLD_NEXT): it finds this one
+ * only when libomptarget.so comes after libomp in the search order, as in
+ * clang 14 binaries.  Clang 22 binaries need libomptarget.so first, so
+ * the constructor below also offers it through OMP_TOOL_LIBRARIES, and
+ * takes that back as soon as libomp has asked (or has initialised
+ * without asking: check_ompt_take_back, after the first libomp call).
+ *
  * The OMPT types and constants are the OpenMP 5.1 ABI (omp-tools.h). */
+#define _GNU_SOURCE /* dladdr */
 #include "config.h"
 #include "check.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,16 +154,39 @@ static void fini(ompt_data_t *data) {
 __attribute__((visibility("default"))) ompt_start_tool_result_t *
 ompt_start_tool(unsigned int omp_version, const char *runtime_version);
 
-ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
-                                          const char *runtime_version) {
-  static ompt_start_tool_result_t result = {init, fini, {0}};
-  (void)omp_version, (void)runtime_version;
+static int offered; /* OMP_TOOL_LIBRARIES is ours (set by offer_tool) */
+
+/* Whether check mode wants the tool and the user has none of their own. */
+static int wanted(void) {
   const char *c = getenv("OMPEMU_CHECK"), *o = getenv("OMPEMU_CHECK_ORDER");
   const char *libs = getenv("OMP_TOOL_LIBRARIES"), *t = getenv("OMP_TOOL");
   int on = c && (!strcmp(c, "1") || !strcasecmp(c, "true") ||
                  !strcasecmp(c, "yes") || !strcasecmp(c, "on"));
-  if (!on || (o && strcmp(o, "off") == 0) ||
-      (libs && *libs) || (t && strcasecmp(t, "disabled") == 0))
-    return NULL;
-  return &result;
+  return on && !(o && strcmp(o, "off") == 0) &&
+         !(libs && *libs && !offered) &&
+         !(t && strcasecmp(t, "disabled") == 0);
+}
+
+__attribute__((constructor)) static void offer_tool(void) {
+  Dl_info i;
+  if (!wanted() || getenv("OMP_TOOL_LIBRARIES") ||
+      !dladdr((void *)ompt_start_tool, &i) || !i.dli_fname)
+    return;
+  offered = setenv("OMP_TOOL_LIBRARIES", i.dli_fname, 1) == 0;
+}
+
+void check_ompt_take_back(void) {
+  if (offered) {
+    unsetenv("OMP_TOOL_LIBRARIES");
+    offered = 0;
+  }
+}
+
+ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
+                                          const char *runtime_version) {
+  static ompt_start_tool_result_t result = {init, fini, {0}};
+  (void)omp_version, (void)runtime_version;
+  int want = wanted();
+  check_ompt_take_back();
+  return want ? &result : NULL;
 }

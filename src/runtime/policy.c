@@ -5,6 +5,7 @@
  * policy (the mandatory fatal path). */
 #define _GNU_SOURCE
 #include "config.h"
+#include "check.h"
 #include "core.h"
 #include "envvar.h"
 
@@ -26,6 +27,7 @@ int rt_offload_policy(void) {
     return p;
   if (__kmpc_get_target_offload) {
     p = __kmpc_get_target_offload();
+    check_ompt_take_back(); /* libomp has looked for its tool by now */
   } else {
     const char *s = getenv("OMP_TARGET_OFFLOAD");
     p = POLICY_DEFAULT;

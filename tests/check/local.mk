@@ -3,10 +3,12 @@
 # pointer dereferenced through an alias, bytes copied back that no kernel
 # wrote) and the sanitizer cases, run by tests/check/run.sh on the emu
 # device, asserting the message and the exit status.  Skipped with a
-# visible reason without clang-14.
-TESTS += tests/check/run.sh
-EXTRA_DIST += tests/check/run.sh $(wildcard $(srcdir)/tests/check/*.c)
+# visible reason without clang-14.  tests/check/clang-22.sh runs the same
+# programs built by clang 22 (with ompemu's pkg-config flags).
+TESTS += tests/check/run.sh tests/check/clang-22.sh
+EXTRA_DIST += tests/check/run.sh tests/check/clang-22.sh \
+	$(wildcard $(srcdir)/tests/check/*.c)
 clean-local: clean-check-tests
 clean-check-tests:
-	-rm -rf tests/check/bin
+	-rm -rf tests/check/bin tests/check/bin-22
 .PHONY: clean-check-tests

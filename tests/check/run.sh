@@ -16,17 +16,36 @@
 #   // OMPEMU-RUN: options      options of ompemu-run (--check, --report)
 #   // RUN-TWICE-SAME-STDERR    run twice: stdout and stderr must be the same
 # CHECK_TESTS selects programs by name (default all); CHECK_TEST_WRAPPER
-# runs each program under a tool.
+# runs each program under a tool.  `run.sh N` (16, 19, 22; tests/check/
+# clang-22.sh) builds them with clang N instead, against ompemu with the
+# build tree's equivalent of `pkg-config --libs ompemu` and the omp.h of
+# that LLVM's private runtime tree (tests/compilers/provision.sh).
 set -u
 
-if [ -z "${CLANG14:-}" ]; then
-  echo "1..0 # SKIP clang-14 not installed (apt-get install clang-14 libomp-14-dev)"
+ver=${1:-14}
+eval "CC_=\${CLANG$ver:-}"
+if [ -z "$CC_" ]; then
+  echo "1..0 # SKIP clang-$ver not installed (apt-get install clang-$ver)"
   exit 0
 fi
 : "${OMPEMU_BUILDDIR:?}" "${OMPEMU_SRCDIR:?}"
 SRC=$OMPEMU_SRCDIR/tests/check
 BIN=$OMPEMU_BUILDDIR/tests/check/bin
 TIMEOUT=${CHECK_TEST_TIMEOUT:-60}
+EXTRA=
+if [ "$ver" != 14 ]; then
+  BIN=$BIN-$ver
+  mkdir -p "$BIN" || { echo "Bail out! cannot create $BIN"; exit 1; }
+  tree=$("$OMPEMU_SRCDIR/tests/compilers/provision.sh" --quiet "$ver" 2>"$BIN/provision.log")
+  if [ -z "$tree" ]; then
+    echo "1..0 # SKIP no private LLVM $ver runtime tree (omp.h): $(tail -n 1 "$BIN/provision.log")"
+    exit 0
+  fi
+  . "${tree#$ver }/ompemu-llvm.env"
+  LIBS=$OMPEMU_BUILDDIR/.libs
+  libompdir=$(dirname "$(readlink -f "$LIBS/libomp.so" 2>/dev/null || echo /usr/lib/llvm-14/lib/libomp.so.5)")
+  EXTRA="-I$LLVM_RT_INCDIR -L$LIBS -Wl,-rpath,$LIBS -Wl,-rpath,$libompdir -lomptarget"
+fi
 mkdir -p "$BIN" || { echo "Bail out! cannot create $BIN"; exit 1; }
 
 progs=
@@ -37,11 +56,15 @@ done
 
 directive() { sed -n "s|^// $2: *||p" "$1"; }
 
-# have_san KIND: 0 if clang-14 links a -fsanitize=KIND program here.
+# have_san KIND: 0 if the compiler links and runs a -fsanitize=KIND offload
+# program here (clang 22 does not: it links the static sanitizer runtime
+# into the device image, a shared object).
 have_san() {
-  printf 'int main(void){return 0;}\n' > "$BIN/san_probe.c"
-  "$CLANG14" -fsanitize="$1" "$BIN/san_probe.c" -o "$BIN/san_probe_$1" \
-    > /dev/null 2>&1 && "$BIN/san_probe_$1" > /dev/null 2>&1
+  printf 'int main(void){int x=0;\n#pragma omp target map(tofrom:x)\nx=1;\nreturn !x;}\n' \
+    > "$BIN/san_probe.c"
+  # shellcheck disable=SC2086
+  "$CC_" -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -fsanitize="$1" \
+    "$BIN/san_probe.c" -o "$BIN/san_probe_$1" $EXTRA > "$BIN/san_probe_$1.log" 2>&1
 }
 
 n=0
@@ -59,13 +82,13 @@ for t in $progs; do
       fi ;;
   esac
   if [ -n "$req" ] && ! have_san "$req"; then
-    echo "ok $n - $t # SKIP clang-14 cannot link a -fsanitize=$req program here"
+    echo "ok $n - $t # SKIP clang-$ver cannot link a -fsanitize=$req offload program here: $(head -n 1 "$BIN/san_probe_$req.log")"
     continue
   fi
   if [ ! -x "$exe" ] || [ "$src" -nt "$exe" ]; then
     # shellcheck disable=SC2046
-    if ! "$CLANG14" -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -g -O1 \
-         $(directive "$src" CFLAGS) "$src" -o "$exe" -lm > "$o.build" 2>&1; then
+    if ! "$CC_" -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -g -O1 \
+         $(directive "$src" CFLAGS) "$src" -o "$exe" -lm $EXTRA > "$o.build" 2>&1; then
       echo "not ok $n - $t: does not compile"
       sed 's/^/# /' "$o.build" | head -20
       continue
