@@ -10,6 +10,14 @@
  * (OMP_TOOL_LIBRARIES) or OMP_TOOL=disabled, ompemu offers none and the
  * hold lasts OMPEMU_CHECK_HOLD_MS as before.
  *
+ * When the hold runs out while every launching thread waits and some task
+ * created without dependences has still not arrived, that task can run
+ * now and cannot be waiting for the held region, so the hold goes on for
+ * it (up to FREE_WAIT_MS more): libomp 14 queues all the target tasks of
+ * one thread on one hidden helper thread, the one held here, and another
+ * helper may take a while to steal the next one.  A task with
+ * dependences may be waiting for the held region: no wait for it.
+ *
  * libomp 14 looks for the tool with dlsym(RTLD_NEXT): it finds this one
  * only when libomptarget.so comes after libomp in the search order, as in
  * clang 14 binaries.  Clang 22 binaries need libomptarget.so first, so
@@ -45,19 +53,22 @@ typedef struct {
 enum { /* ompt_callbacks_t */
   CB_TASK_CREATE = 5,
   CB_TASK_SCHEDULE = 6,
-  CB_SYNC_REGION_WAIT = 16
+  CB_SYNC_REGION_WAIT = 16,
+  CB_DEPENDENCES = 18
 };
+#define FREE_WAIT_MS 2000
 enum { SCOPE_BEGIN = 1 };   /* ompt_scope_endpoint_t */
 enum { TASK_COMPLETE = 1 }; /* ompt_task_status_t */
 enum { TASK_EXPLICIT = 4 };  /* ompt_task_flag_t */
 enum { SET_SOMETIMES = 3 }; /* ompt_set_result_t: 3 and up fire */
 
-/* Marks in a task's ompt_data_t. */
-enum { T_CREATED = 0x6f6d7031, T_ARRIVED = 0x6f6d7032 };
+/* Marks in a task's ompt_data_t: created without / with dependences. */
+enum { T_CREATED = 0x6f6d7031, T_ARRIVED = 0x6f6d7032, T_CREATED_DEPS = 0x6f6d7033 };
 
-static int active;
+static int active, deps_known;
 static long launchers; /* threads that created tasks and do not wait */
 static long unarrived; /* tasks created, not at ompemu, not completed */
+static long unarrived_free; /* those of them without dependences */
 static __thread int launched;
 static __thread ompt_data_t *current; /* the task this thread runs */
 static pthread_cond_t hold_cv;
@@ -75,10 +86,29 @@ static int quiet(void) { return active && launchers == 0 && unarrived == 0; }
 
 int check_ompt_hold(const struct timespec *until) {
   pthread_once(&cv_once, cv_init);
+  struct timespec end = *until;
+  int extended = 0;
   while (!quiet())
-    if (pthread_cond_timedwait(&hold_cv, &check_lock, until) == ETIMEDOUT)
-      return 1;
+    if (pthread_cond_timedwait(&hold_cv, &check_lock, &end) == ETIMEDOUT) {
+      if (extended || !deps_known || launchers || !unarrived_free)
+        return 1;
+      extended = 1; /* a task that can run is on its way */
+      end.tv_sec += FREE_WAIT_MS / 1000;
+      end.tv_nsec += (FREE_WAIT_MS % 1000) * 1000000L;
+      if (end.tv_nsec >= 1000000000L) {
+        end.tv_sec++;
+        end.tv_nsec -= 1000000000L;
+      }
+    }
   return 0;
+}
+
+/* Task T arrived at ompemu or completed: no longer awaited. */
+static void settle(ompt_data_t *t) {
+  if (t->value == T_CREATED)
+    unarrived_free--;
+  if (t->value == T_CREATED || t->value == T_CREATED_DEPS)
+    unarrived--;
 }
 
 /* Wake a hold to look again (caller holds check_lock). */
@@ -88,9 +118,10 @@ static void wake(void) {
 }
 
 void check_ompt_arrived(void) {
-  if (current && current->value == T_CREATED) {
-    current->value = T_ARRIVED;
-    unarrived--;
+  if (current) {
+    settle(current);
+    if (current->value == T_CREATED || current->value == T_CREATED_DEPS)
+      current->value = T_ARRIVED;
   }
   wake();
 }
@@ -104,6 +135,7 @@ static void task_create(ompt_data_t *parent, const void *frame,
   pthread_mutex_lock(&check_lock);
   task->value = T_CREATED;
   unarrived++;
+  unarrived_free++;
   if (!launched) {
     launched = 1;
     launchers++;
@@ -113,13 +145,27 @@ static void task_create(ompt_data_t *parent, const void *frame,
 
 static void task_schedule(ompt_data_t *prior, int status, ompt_data_t *next) {
   pthread_mutex_lock(&check_lock);
-  if (prior && status == TASK_COMPLETE && prior->value == T_CREATED) {
-    prior->value = 0;
-    unarrived--;
+  if (prior && status == TASK_COMPLETE) {
+    settle(prior);
+    if (prior->value == T_CREATED || prior->value == T_CREATED_DEPS)
+      prior->value = 0;
   }
   current = next;
   if (quiet())
     wake();
+  pthread_mutex_unlock(&check_lock);
+}
+
+/* libomp reports a task's dependences just after its creation. */
+static void dependences(ompt_data_t *task, const void *deps, int ndeps) {
+  (void)deps;
+  if (!task || ndeps <= 0)
+    return;
+  pthread_mutex_lock(&check_lock);
+  if (task->value == T_CREATED) {
+    task->value = T_CREATED_DEPS;
+    unarrived_free--;
+  }
   pthread_mutex_unlock(&check_lock);
 }
 
@@ -143,6 +189,8 @@ static int init(ompt_function_lookup_t lookup, int dev, ompt_data_t *data) {
            set(CB_TASK_CREATE, (ompt_callback_t)task_create) >= SET_SOMETIMES &&
            set(CB_TASK_SCHEDULE, (ompt_callback_t)task_schedule) >= SET_SOMETIMES &&
            set(CB_SYNC_REGION_WAIT, (ompt_callback_t)sync_wait) >= SET_SOMETIMES;
+  deps_known = active &&
+               set(CB_DEPENDENCES, (ompt_callback_t)dependences) >= SET_SOMETIMES;
   return 1;
 }
 

@@ -121,12 +121,18 @@ static void test_words_and_hash(void **state) {
   assert_string_equal(check_where(&loc), "t.c:7");
   assert_string_equal(
       check_where_kernel("__omp_offloading_fe00_510208__QQmain_l13"),
-      "line 13 of _QQmain");
+      "line 13 of the main program");
   assert_string_equal(check_where_kernel("__omp_offloading_10302_bd0f1_main_l42"),
                       "line 42 of main");
   assert_null(check_where_kernel("__omp_offloading_fe00_51_f_l0"));
   assert_null(check_where_kernel("__omp_offloading_fe00_51_f_l12x"));
   assert_null(check_where_kernel("kernel"));
+  char nm[64];
+  assert_string_equal(check_source_name("_QMmEscale", nm, sizeof nm), "scale");
+  assert_string_equal(check_source_name("_QFsubEx", nm, sizeof nm), "x");
+  assert_string_equal(check_source_name("_QPsaxpy", nm, sizeof nm), "saxpy");
+  assert_string_equal(check_source_name("_QCblk", nm, sizeof nm), "/blk/");
+  assert_string_equal(check_source_name("scale", nm, sizeof nm), "scale");
   char x[100] = {0}, y[100] = {0};
   assert_true(check_hash(x, sizeof x) == check_hash(y, sizeof y));
   y[99] = 1;
