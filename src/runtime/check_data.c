@@ -212,6 +212,10 @@ void data_map_exists(struct cregion *r, struct cblock *b,
 }
 
 void data_update_absent(struct cregion *r, const struct obs_event *e) {
+  /* An entry that moves nothing (the base of a strided member section,
+   * which clang passes with neither `to` nor `from`) is no update. */
+  if (!(e->maptype & (OMP_TGT_MAPTYPE_TO | OMP_TGT_MAPTYPE_FROM)))
+    return;
   char v[400], mt[64];
   check_finding("target update %s of %s at %s: it is not mapped on device "
                 "%d, so nothing was copied",
