@@ -180,6 +180,12 @@ void data_map_exists(struct cregion *r, struct cblock *b,
   uintptr_t off = e->tgt - b->tgt, n = (uintptr_t)e->size;
   if (off + n > b->size || !n)
     return;
+  /* A scalar's device copy matters only to a kernel whose own construct
+   * maps it (kernels get scalars by value otherwise), and that map is
+   * looked at here too: a data construct's stale scalar is no finding
+   * (`enter data map(to: n)` repeated in a loop, n never exited). */
+  if (r->kind != OBS_R_TARGET && b->size <= MAX_SCALAR)
+    return;
   /* The host changed since the device got its bytes ... */
   uintptr_t host_changed = differing((const unsigned char *)e->hst,
                                      b->expect + off, n, b, off);
