@@ -143,13 +143,16 @@ void data_before_free(struct cregion *r, struct cblock *b) {
       !b->last_kernel || !b->kernel_transfer || b->size <= MAX_SCALAR)
     return;
   /* The entry that removed it: a `to` without `from` (release and delete
-   * throw the device copy away on purpose). */
+   * throw the device copy away on purpose), written in a map clause: an
+   * implicit `to` comes from defaultmap(to), the program's stated choice
+   * for every variable of the category. */
   int64_t type = -1;
   for (int i = 0; i < r->nuses; i++)
     if (r->uses[i].tgt >= b->tgt && r->uses[i].tgt < b->tgt + b->size)
       type = r->uses[i].maptype;
   if (type < 0 || !(type & OMP_TGT_MAPTYPE_TO) ||
-      (type & (OMP_TGT_MAPTYPE_FROM | OMP_TGT_MAPTYPE_DELETE)))
+      (type & (OMP_TGT_MAPTYPE_FROM | OMP_TGT_MAPTYPE_DELETE |
+               OMP_TGT_MAPTYPE_IMPLICIT)))
     return;
   unsigned char *dev = device_bytes(b->dev, b->tgt, b->size);
   if (!dev)
