@@ -180,6 +180,7 @@ static void kernel_done(struct cregion *r) {
   if (!r || !check_cfg.check)
     return;
   data_kernel_done(r);
+  data_globals_kernel_done(r->dev);
   race_kernel_done(r);
 }
 
@@ -400,6 +401,8 @@ static void summary(int status) {
  * the summary too. */
 static void finish(int fatal) {
   pthread_mutex_lock(&check_lock);
+  if (check_cfg.check)
+    data_globals_flush();
   if (check_cfg.report)
     report_print();
   pthread_mutex_unlock(&check_lock);

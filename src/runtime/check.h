@@ -259,6 +259,10 @@ RT_HIDDEN void data_kernel_begin(struct cregion *r, struct obs_event *e);
 RT_HIDDEN void data_kernel_done(struct cregion *r);
 RT_HIDDEN void data_globals_check(struct cregion *r, int32_t dev);
 RT_HIDDEN void data_global_synced(struct cblock *g);
+/* After a kernel of DEV completed: a global it wrote is no stale finding. */
+RT_HIDDEN void data_globals_kernel_done(int32_t dev);
+/* At exit: the stale globals no kernel wrote, reported. */
+RT_HIDDEN void data_globals_flush(void);
 
 /* check_race.c */
 RT_HIDDEN void race_region_begin(struct cregion *r);

@@ -144,13 +144,16 @@ void data_before_free(struct cregion *r, struct cblock *b) {
       !b->last_kernel || !b->kernel_transfer || b->size <= MAX_SCALAR)
     return;
   /* The entry that removed it: a `to` without `from` (release and delete
-   * throw the device copy away on purpose). */
+   * throw the device copy away on purpose), written in a map clause: an
+   * implicit `to` comes from defaultmap(to), the program's stated choice
+   * for every variable of the category. */
   int64_t type = -1;
   for (int i = 0; i < r->nuses; i++)
     if (r->uses[i].tgt >= b->tgt && r->uses[i].tgt < b->tgt + b->size)
       type = r->uses[i].maptype;
   if (type < 0 || !(type & OMP_TGT_MAPTYPE_TO) ||
-      (type & (OMP_TGT_MAPTYPE_FROM | OMP_TGT_MAPTYPE_DELETE)))
+      (type & (OMP_TGT_MAPTYPE_FROM | OMP_TGT_MAPTYPE_DELETE |
+               OMP_TGT_MAPTYPE_IMPLICIT)))
     return;
   unsigned char *dev = device_bytes(b->dev, b->tgt, b->size);
   if (!dev)
@@ -180,6 +183,12 @@ void data_map_exists(struct cregion *r, struct cblock *b,
     return;
   uintptr_t off = e->tgt - b->tgt, n = (uintptr_t)e->size;
   if (off + n > b->size || !n)
+    return;
+  /* A scalar's device copy matters only to a kernel whose own construct
+   * maps it (kernels get scalars by value otherwise), and that map is
+   * looked at here too: a data construct's stale scalar is no finding
+   * (`enter data map(to: n)` repeated in a loop, n never exited). */
+  if (r->kind != OBS_R_TARGET && b->size <= MAX_SCALAR)
     return;
   /* The host changed since the device got its bytes ... */
   uintptr_t host_changed = differing((const unsigned char *)e->hst,
@@ -213,8 +222,9 @@ void data_map_exists(struct cregion *r, struct cblock *b,
 }
 
 void data_update_absent(struct cregion *r, const struct obs_event *e) {
-  /* An entry asking for neither direction (a part of a flang descriptor)
-   * would move nothing anyway. */
+  /* An entry that moves nothing (the base of a strided member section,
+   * which clang passes with neither `to` nor `from`; a part of a flang
+   * descriptor) is no update. */
   if (!(e->maptype & (OMP_TGT_MAPTYPE_TO | OMP_TGT_MAPTYPE_FROM)))
     return;
   /* One finding per variable: flang splits an allocatable into entries
@@ -401,12 +411,85 @@ void data_kernel_done(struct cregion *r) {
   r->nuninit = 0;
 }
 
+/* Declare-target globals a kernel started with while their host copy had
+ * changed since the device last got it, not yet reported: the finding
+ * waits, because a kernel that writes the global (a loop counter, a
+ * result) uses it as its own variable.  Reported when the host and the
+ * device exchange the global again (`target update`) or at exit, unless a
+ * kernel wrote it first.  Under check_lock; never freed (a few per run). */
+struct stale_global {
+  int32_t dev;
+  uintptr_t tgt, size;
+  const char *var, *kernel, *where; /* interned */
+  uintptr_t differ;
+  uint64_t dev_hash; /* device bytes when the kernel started */
+  struct stale_global *next;
+};
+static struct stale_global *stale_globals; /* oldest first */
+
+static struct stale_global **stale_find(int32_t dev, uintptr_t tgt) {
+  struct stale_global **p = &stale_globals;
+  while (*p && ((*p)->dev != dev || (*p)->tgt != tgt))
+    p = &(*p)->next;
+  return p;
+}
+
+static void stale_report(struct stale_global *s) {
+  char nm[256];
+  check_source_name(s->var, nm, sizeof nm);
+  check_finding("stale declare target variable %s: its host copy changed "
+                "since the device last got it (%lu of %lu bytes differ) and "
+                "kernel %s at %s starts with the old device copy; `target "
+                "update to(%s)` sends it (device %d address " OMPEMU_PTR ")",
+                nm, (unsigned long)s->differ,
+                (unsigned long)s->size, s->kernel ? s->kernel : "?",
+                s->where ? s->where : "unknown location",
+                nm, (int)s->dev, OMPEMU_P(s->tgt));
+}
+
+/* Unlink and free *P, reporting it first when REPORT. */
+static void stale_drop(struct stale_global **p, int report) {
+  struct stale_global *s = *p;
+  if (report)
+    stale_report(s);
+  *p = s->next;
+  free(s);
+}
+
 void data_global_synced(struct cblock *g) {
+  struct stale_global **p = stale_find(g->dev, g->tgt);
+  if (*p)
+    stale_drop(p, 1);
   if (!g->hst || !g->size)
     return;
   g->sync_hash = check_hash((const void *)g->hst, g->size);
   g->sync_known = 1;
   g->stale_reported = 0;
+}
+
+void data_globals_kernel_done(int32_t dev) {
+  struct stale_global **p = &stale_globals;
+  while (*p) {
+    struct stale_global *s = *p;
+    unsigned char *d = s->dev == dev && cb_find(dev, s->tgt)
+                           ? device_bytes(dev, s->tgt, s->size)
+                           : NULL;
+    int written = d && check_hash(d, s->size) != s->dev_hash;
+    free(d);
+    if (written) {
+      struct cblock *g = cb_find(dev, s->tgt);
+      if (g)
+        g->stale_reported = 0;
+      stale_drop(p, 0);
+    } else {
+      p = &s->next;
+    }
+  }
+}
+
+void data_globals_flush(void) {
+  while (stale_globals)
+    stale_drop(&stale_globals, 1);
 }
 
 void data_globals_check(struct cregion *r, int32_t dev) {
@@ -426,21 +509,18 @@ void data_globals_check(struct cregion *r, int32_t dev) {
     }
     if (hd == h) {
       g->sync_hash = h;
-    } else if (hd == g->sync_hash) {
-      g->stale_reported = 1;
-      uintptr_t differ =
-          differing((const unsigned char *)g->hst, d, g->size, g, 0);
-      char nm[256];
-      check_source_name(g->var, nm, sizeof nm);
-      check_finding("stale declare target variable %s: its host copy "
-                    "changed since the device last got it (%lu of %lu "
-                    "bytes differ) and kernel %s at %s starts with the old "
-                    "device copy; `target update to(%s)` sends it (device %d "
-                    "address " OMPEMU_PTR ")", nm,
-                    (unsigned long)differ, (unsigned long)g->size,
-                    r && r->kernel ? r->kernel : "?",
-                    r ? r->where : "unknown location", nm,
-                    (int)dev, OMPEMU_P(g->tgt));
+    } else if (hd == g->sync_hash && !*stale_find(dev, g->tgt)) {
+      struct stale_global *s = calloc(1, sizeof *s);
+      if (s) {
+        g->stale_reported = 1; /* pending: one finding at most */
+        *s = (struct stale_global){
+            .dev = dev, .tgt = g->tgt, .size = g->size, .var = g->var,
+            .kernel = r ? r->kernel : NULL, .where = r ? r->where : NULL,
+            .differ = differing((const unsigned char *)g->hst, d, g->size,
+                                g, 0),
+            .dev_hash = hd};
+        *stale_find(dev, g->tgt) = s;
+      }
     }
     free(d);
   }
