@@ -160,6 +160,7 @@ static void copy_from(int32_t dev, uintptr_t hst, uintptr_t tgt,
     return;
   int own = b->hst && hst >= b->hst && hst + size <= b->hst + b->size;
   if (check_cfg.check) {
+    data_pending_copy_from(b, hst, size);
     data_after_copy_from(r, b, tgt, hst, size, var);
     if (b->kind == CB_MAPPED && size && own) {
       unsigned char *x = cb_expect(b);

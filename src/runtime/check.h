@@ -86,6 +86,10 @@ struct cblock {
   int initialized;       /* every byte was written by a copy or kernel */
   int uninit_reported;   /* a finding about its poison was made */
   int lost_reported;     /* ... about a lost result */
+  char *pending_lost;    /* a "results not copied back" finding made when
+                            no later copy brings [pending_hst, +size) back
+                            before the mapping goes or the program ends */
+  uintptr_t pending_hst, pending_size;
   int kernel_transfer;   /* a kernel reached it through a map entry of its
                             own construct that moves data (to, from,
                             implicit) or through none: not only through
@@ -255,6 +259,13 @@ RT_HIDDEN void data_map_exists(struct cregion *r, struct cblock *b,
 RT_HIDDEN void data_update_absent(struct cregion *r,
                                   const struct obs_event *e);
 RT_HIDDEN void data_region_end(struct cregion *r);
+/* A copy from B's device copy to [HST, +SIZE): results that an exit data
+ * left behind are back (check mode). */
+RT_HIDDEN void data_pending_copy_from(struct cblock *b, uintptr_t hst,
+                                      uintptr_t size);
+/* B's pending "results not copied back" finding is made now (its mapping
+ * goes, or the program ends). */
+RT_HIDDEN void data_pending_flush(struct cblock *b);
 RT_HIDDEN void data_kernel_begin(struct cregion *r, struct obs_event *e);
 RT_HIDDEN void data_kernel_done(struct cregion *r);
 RT_HIDDEN void data_globals_check(struct cregion *r, int32_t dev);
@@ -286,6 +297,12 @@ RT_HIDDEN void report_copy_from(struct cregion *r, struct cblock *b,
                                 uintptr_t hst, uintptr_t size,
                                 const char *var);
 RT_HIDDEN void report_block_gone(struct cblock *b);
+/* A map with `to` at R of data still mapped copied nothing, although the
+ * host had changed CHANGED of its SIZE bytes since the device got them
+ * (the report counts SIZE). */
+RT_HIDDEN void report_stale_kept(struct cregion *r, const char *var,
+                                 uintptr_t hst, uintptr_t size,
+                                 uintptr_t changed);
 RT_HIDDEN void report_kernel(struct obs_event *e);
 RT_HIDDEN void report_print(void);
 

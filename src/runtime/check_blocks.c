@@ -184,6 +184,8 @@ static void release(struct cblock *b) {
   b->expect = NULL;
   free(b->ptrmap);
   b->ptrmap = NULL;
+  free(b->pending_lost);
+  b->pending_lost = NULL;
 }
 
 static void unlink_global(struct devtab *t, struct cblock *b) {

@@ -10,20 +10,26 @@
  *                       (no kernel changed them: `to` would have done)
  *   unused allocations  a mapping whose device copy no kernel received, as
  *                       an argument or through an attached pointer
+ *   stale data kept     a map with `to` of data still mapped that copied
+ *                       nothing although the host had changed it (check
+ *                       mode: OpenMP allows it, so it is no finding)
  * Contents are compared by a 64-bit hash per (device, host range). */
 #define _GNU_SOURCE
 #include "config.h"
 #include "check.h"
+#include "locstr.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum rclass { R_REPEAT, R_ROUNDTRIP, R_UNUSED, R_NCLASSES };
+enum rclass { R_REPEAT, R_ROUNDTRIP, R_UNUSED, R_STALE, R_NCLASSES };
 static const char *class_title[R_NCLASSES] = {
     "repeated transfers to the device (it already had these bytes)",
     "round trips (copied back unchanged: no kernel changed them)",
-    "device allocations no kernel used"};
+    "device allocations no kernel used",
+    "stale device data kept (map with to of data still mapped, changed on "
+    "the host since: `target update to` or map(always, to:) sends it)"};
 
 /* Last known contents per (device, host begin, size). */
 struct hist {
@@ -100,7 +106,10 @@ static void add_line(enum rclass c, const char *var, uintptr_t hst,
                      uintptr_t size, const char *where, uintptr_t bytes) {
   total_bytes[c] += bytes;
   total_count[c]++;
-  if (var) /* a name: the same line whatever the host range */
+  char ex[16];
+  /* a name: the same line whatever the host range (flang's "unknown" is
+   * no name) */
+  if (var && (var[0] != ';' || map_name_expr(var, ex, sizeof ex)))
     hst = size = 0;
   if (!line_slot) {
     lines = calloc(MAX_LINES, sizeof *lines);
@@ -151,6 +160,13 @@ static void note_copy(enum rclass kind, struct cregion *r, struct cblock *b,
     add_line(kind, check_intern(var ? var : b->var), hst, size,
              r ? r->where : "unknown location", size);
   x->hash = h;
+}
+
+void report_stale_kept(struct cregion *r, const char *var, uintptr_t hst,
+                       uintptr_t size, uintptr_t changed) {
+  (void)changed; /* the line counts the mapping's bytes, as the others */
+  add_line(R_STALE, check_intern(var), hst, size,
+           r ? r->where : "unknown location", size);
 }
 
 void report_copy_to(struct cregion *r, struct cblock *b, uintptr_t hst,

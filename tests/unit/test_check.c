@@ -184,11 +184,21 @@ static void test_extra_reference(void **state) {
   data(0, 0x01);
   data(0, 0x01);
   ((double *)dev_addr(arr))[5] = 97;
-  data(1, 0x02); /* from: copies nothing, count 1 left */
-  assert_int_equal(findings(), n + 1);
+  data(1, 0x02); /* from: copies nothing, count 1 left: pending */
+  assert_int_equal(findings(), n);
   assert_true(arr[5] == 5);
-  data(1, 0x02); /* the last reference: copied back */
+  data(1, 0x02); /* the last reference: copied back, so no finding */
   assert_true(arr[5] == 97);
+  assert_int_equal(findings(), n);
+  assert_null(dev_addr(arr));
+  /* the same, but the last exit deletes: the results are lost */
+  data(0, 0x01);
+  data(0, 0x01);
+  ((double *)dev_addr(arr))[6] = 98;
+  data(1, 0x02);
+  assert_int_equal(findings(), n);
+  data(1, 0x08); /* delete */
+  assert_true(arr[6] != 98);
   assert_int_equal(findings(), n + 1);
   assert_null(dev_addr(arr));
 }
