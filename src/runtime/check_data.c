@@ -142,14 +142,24 @@ void data_before_free(struct cregion *r, struct cblock *b) {
   if (!r || b->kind != CB_MAPPED || !b->expect || b->lost_reported ||
       !b->last_kernel || !b->kernel_transfer || b->size <= MAX_SCALAR)
     return;
-  /* The entry that removed it: a `to` without `from` (release and delete
-   * throw the device copy away on purpose). */
+  /* The entry that removed it: a `to` without `from`; a `release` of data
+   * the program sent (`to` when it was mapped): its changes are results
+   * nobody asked for back; or a `from` of part of it (the expected bytes
+   * follow every copy back, so only what it left behind differs).  A
+   * `delete`, or a `release` of data mapped with alloc, throws the device
+   * copy away on purpose. */
   int64_t type = -1;
+  const struct cuse *by = NULL;
   for (int i = 0; i < r->nuses; i++)
-    if (r->uses[i].tgt >= b->tgt && r->uses[i].tgt < b->tgt + b->size)
+    if (r->uses[i].tgt >= b->tgt && r->uses[i].tgt < b->tgt + b->size) {
       type = r->uses[i].maptype;
-  if (type < 0 || !(type & OMP_TGT_MAPTYPE_TO) ||
-      (type & (OMP_TGT_MAPTYPE_FROM | OMP_TGT_MAPTYPE_DELETE)))
+      by = &r->uses[i];
+    }
+  if (type < 0 || (type & OMP_TGT_MAPTYPE_DELETE))
+    return;
+  int from = (type & OMP_TGT_MAPTYPE_FROM) != 0;
+  int release = !(type & (OMP_TGT_MAPTYPE_TO | OMP_TGT_MAPTYPE_FROM));
+  if (release && !(b->maptype & OMP_TGT_MAPTYPE_TO))
     return;
   unsigned char *dev = device_bytes(b->dev, b->tgt, b->size);
   if (!dev)
@@ -159,17 +169,28 @@ void data_before_free(struct cregion *r, struct cblock *b) {
   if (!changed)
     return;
   b->lost_reported = 1;
-  char v[400], mt[64], k[400];
+  char v[400], mt[64], k[400], how[300];
+  if (from)
+    snprintf(how, sizeof how, "copied back only %lu bytes at offset %lu "
+             "(map(%s)) before removing the mapping; the map(from:) section "
+             "must cover all the results", (unsigned long)by->size,
+             (unsigned long)(by->tgt - b->tgt),
+             check_maptype_words(type, 1, mt, sizeof mt));
+  else if (release)
+    snprintf(how, sizeof how, "removed the mapping with map(release) "
+             "without copying them back; map(from:) keeps them");
+  else
+    snprintf(how, sizeof how, "removed the mapping without copying them "
+             "back; map(tofrom:) or map(from:) keeps them");
   check_finding("result thrown away: %s changed %lu of %lu bytes of %s, "
-                "mapped with map(%s) at %s, and the %s at %s removed the "
-                "mapping without copying them back; map(tofrom:) or "
-                "map(from:) keeps them (device %d block " OMPEMU_PTR ")",
+                "mapped with map(%s) at %s, and the %s at %s %s (device %d "
+                "block " OMPEMU_PTR ")",
                 kernel_words(b, k, sizeof k), (unsigned long)changed,
                 (unsigned long)b->size, check_block_words(b, v, sizeof v),
                 check_maptype_words(b->maptype, 0, mt, sizeof mt),
                 b->mapped_at ? b->mapped_at : "unknown location",
-                check_region_words(r->kind, r->nowait), r->where, (int)b->dev,
-                OMPEMU_P(b->tgt));
+                check_region_words(r->kind, r->nowait), r->where, how,
+                (int)b->dev, OMPEMU_P(b->tgt));
 }
 
 void data_map_exists(struct cregion *r, struct cblock *b,
