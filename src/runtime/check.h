@@ -13,6 +13,7 @@
  *                    device memory access through the plugin, the
  *                    thread's current construct
  *   check_blocks.c   the table of device blocks (live and freed)
+ *   check_heap.c     host heap blocks: map sections that run past them
  * check_describe.c exports ompemu_describe_device_addr (for the emu
  * plugin's fault handler); check_api.c (omp_target_alloc'd blocks, used by
  * device_memory.c in every mode) stands apart.
@@ -249,6 +250,10 @@ RT_HIDDEN void data_kernel_begin(struct cregion *r, struct obs_event *e);
 RT_HIDDEN void data_kernel_done(struct cregion *r);
 RT_HIDDEN void data_globals_check(struct cregion *r, int32_t dev);
 RT_HIDDEN void data_global_synced(struct cblock *g);
+
+/* check_heap.c: a map entry (OBS_MAP NEW or REFUSED) whose section
+ * starts at a host heap block and runs past its end. */
+RT_HIDDEN void heap_map_section(struct cregion *r, const struct obs_event *e);
 
 /* check_race.c */
 RT_HIDDEN void race_region_begin(struct cregion *r);
