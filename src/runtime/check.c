@@ -253,8 +253,11 @@ static void on_free(const struct obs_event *e, enum obs_phase ph) {
   }
   if (e->result != 0)
     return;
-  if (check_cfg.report)
+  if (check_cfg.report) {
     report_block_gone(b);
+    if (!r) /* a mapping goes outside constructs only at the exit work */
+      report_block_left(b);
+  }
   cb_free(b, r ? r->where : "omp_target_free");
 }
 

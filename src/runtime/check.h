@@ -274,6 +274,9 @@ RT_HIDDEN void report_copy_from(struct cregion *r, struct cblock *b,
                                 uintptr_t hst, uintptr_t size,
                                 const char *var);
 RT_HIDDEN void report_block_gone(struct cblock *b);
+/* B, a mapping, is still there when the program ends (freed by the
+ * runtime's exit work, outside any construct, or live at the report). */
+RT_HIDDEN void report_block_left(struct cblock *b);
 RT_HIDDEN void report_kernel(struct obs_event *e);
 RT_HIDDEN void report_print(void);
 
