@@ -170,6 +170,7 @@ static void copy_from(int32_t dev, uintptr_t hst, uintptr_t tgt,
 static void kernel_done(struct cregion *r) {
   if (!r || !check_cfg.check)
     return;
+  data_kernel_unwatch(r);
   data_kernel_done(r);
   race_kernel_done(r);
 }
@@ -206,6 +207,9 @@ static void region_end(void) {
       free(r->uses[i].before);
     free(r->uninit);
     r->uninit = NULL;
+    free(r->watched);
+    r->watched = NULL;
+    r->nwatched = 0;
     if (spare_region) {
       free(spare_region->uses);
       free(spare_region);
@@ -225,6 +229,7 @@ static void kernel_begin(struct obs_event *e) {
     data_globals_check(r, e->device);
     data_kernel_begin(r, e);
     race_kernel_begin(r);
+    data_kernel_watch(r, e);
   }
   if (check_cfg.report)
     report_kernel(e);

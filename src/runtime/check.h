@@ -176,6 +176,11 @@ RT_HIDDEN int check_dev_write(int32_t dev, uintptr_t tgt, const void *src,
 /* Bytes of [TGT, TGT+N) still holding the device's poison; -1 when the
  * plugin cannot say. */
 RT_HIDDEN int64_t check_dev_poisoned(int32_t dev, uintptr_t tgt, size_t n);
+/* Start (ON) or end a watch of reads of [TGT, TGT+N), a wholly unwritten
+ * block, by the next kernel; at the end *FIRST_READ is the offset of the
+ * first read, -1 none.  0 / -1 (no such plugin entry, or refused). */
+RT_HIDDEN int check_dev_watch(int32_t dev, uintptr_t tgt, size_t n, int on,
+                              int64_t *first_read);
 /* An alias for host pointer HOST from DEV's plugin, or 0. */
 RT_HIDDEN uintptr_t check_dev_alias(int32_t dev, uintptr_t host,
                                     const char *desc);
@@ -214,6 +219,10 @@ struct cregion {
    * were wholly uninitialised when it started */
   uintptr_t *uninit;
   int nuninit;
+  /* ... and those whose reads its kernel is watched for (map(from:) or
+   * map(alloc:), wholly unwritten) */
+  uintptr_t *watched;
+  int nwatched;
 };
 /* The construct this thread is in (NULL outside constructs). */
 RT_HIDDEN struct cregion *check_region(void);
@@ -248,6 +257,11 @@ RT_HIDDEN void data_update_absent(struct cregion *r,
 RT_HIDDEN void data_region_end(struct cregion *r);
 RT_HIDDEN void data_kernel_begin(struct cregion *r, struct obs_event *e);
 RT_HIDDEN void data_kernel_done(struct cregion *r);
+/* Watch the kernel's wholly unwritten from/alloc blocks for reads (after
+ * every other look at the blocks before the kernel), and collect what was
+ * seen (before any other look after it). */
+RT_HIDDEN void data_kernel_watch(struct cregion *r, struct obs_event *e);
+RT_HIDDEN void data_kernel_unwatch(struct cregion *r);
 RT_HIDDEN void data_globals_check(struct cregion *r, int32_t dev);
 RT_HIDDEN void data_global_synced(struct cblock *g);
 

@@ -444,3 +444,67 @@ void data_globals_check(struct cregion *r, int32_t dev) {
     free(d);
   }
 }
+
+/* B (mapped, never written by a copy or a kernel, created without `to`)
+ * is one to watch for reads: all of it still holds the poison. */
+static int watchable(struct cblock *b) {
+  if (!b || b->kind != CB_MAPPED || b->initialized || b->uninit_reported ||
+      (b->maptype & OMP_TGT_MAPTYPE_TO) || !b->size)
+    return 0;
+  return check_dev_poisoned(b->dev, b->tgt, b->size) == (int64_t)b->size;
+}
+
+static void watch_block(struct cregion *r, struct cblock *b) {
+  if (!b)
+    return;
+  for (int i = 0; i < r->nwatched; i++)
+    if (r->watched[i] == b->tgt)
+      return;
+  if (!watchable(b))
+    return;
+  uintptr_t *w = realloc(r->watched, (size_t)(r->nwatched + 1) * sizeof *w);
+  if (!w)
+    return;
+  r->watched = w;
+  if (check_dev_watch(b->dev, b->tgt, b->size, 1, NULL) == 0)
+    r->watched[r->nwatched++] = b->tgt;
+}
+
+void data_kernel_watch(struct cregion *r, struct obs_event *e) {
+  for (int32_t k = 0; e->args && k < e->nargs; k++) {
+    struct cblock *b = cb_find(e->device, (uintptr_t)e->args[k]);
+    if (b)
+      watch_block(r, b);
+  }
+  for (int i = 0; i < r->nuses; i++)
+    watch_block(r, cb_find(r->dev, r->uses[i].tgt));
+}
+
+void data_kernel_unwatch(struct cregion *r) {
+  for (int i = 0; i < r->nwatched; i++) {
+    int64_t off = -1;
+    struct cblock *b = cb_find(r->dev, r->watched[i]);
+    if (check_dev_watch(r->dev, r->watched[i], b ? b->size : 1, 0, &off) != 0 ||
+        off < 0 || !b || b->uninit_reported)
+      continue;
+    b->uninit_reported = 1;
+    char v[400], mt[64];
+    int from = (b->maptype & OMP_TGT_MAPTYPE_FROM) != 0;
+    /* The offset is not in the message: with teams and threads, which
+     * read comes first depends on timing. */
+    check_finding("uninitialized device memory read: kernel %s at %s read "
+                  "%s before anything wrote it; it was mapped with map(%s) "
+                  "at %s, which %s (device %d block " OMPEMU_PTR ")",
+                  r->kernel ? r->kernel : "?", r->where,
+                  check_block_words(b, v, sizeof v),
+                  check_maptype_words(b->maptype, 0, mt, sizeof mt),
+                  b->mapped_at ? b->mapped_at : "unknown location",
+                  from ? "gives the device uninitialized memory: map(tofrom:) "
+                         "copies the host's values in"
+                       : "gives the device uninitialized memory",
+                  (int)b->dev, OMPEMU_P(b->tgt));
+  }
+  free(r->watched);
+  r->watched = NULL;
+  r->nwatched = 0;
+}

@@ -11,6 +11,7 @@
 
 static __thread struct emu_devctx *cur_ctx;
 void (*emu_kernel_thread_setup)(void);
+void (*_Atomic emu_kernel_after)(void);
 static const struct emu_devctx *_Atomic last_ctx[EMU_MAX_DEVICES];
 
 struct emu_devctx *emu_current_ctx(void) { return cur_ctx; }

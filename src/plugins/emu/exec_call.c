@@ -79,6 +79,9 @@ int exec_call_kernel(struct exec_cifs *cifs, void *entry, void **vals,
     setup();
   struct emu_devctx *old = emu_swap_ctx_in(slot, ctx);
   devicertl_call_kernel(cif, entry, av, ctx); /* flang's: a league */
+  void (*after)(void) = emu_kernel_after;
+  if (after)
+    after();
   emu_swap_ctx_in(slot, old);
   if (av != small)
     free(av);

@@ -17,6 +17,7 @@
 #include "arena_internal.h"
 #include "devicertl.h"
 #include "trace.h"
+#include "watch.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -121,6 +122,13 @@ static void on_fault(int sig, siginfo_t *si, void *uc) {
       hit = a;
   }
   int is_alias = alias_size && x >= alias_base && x < alias_base + alias_size;
+#ifdef __x86_64__
+  if (hit && sig == SIGSEGV && uc) {
+    const greg_t *g = ((ucontext_t *)uc)->uc_mcontext.gregs;
+    if (watch_fault(x, (g[REG_ERR] & 2) != 0, (const void *)g[REG_RIP]))
+      return; /* a watched page (watch.c): retried, now accessible */
+  }
+#endif
   const struct emu_devctx *cur = emu_current_ctx();
   if (!hit && !is_alias && !(cur && cur->entry)) {
     chain(sig, si, uc);
