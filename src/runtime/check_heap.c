@@ -1,8 +1,8 @@
-/* Host heap blocks for the checking mode (docs/check.md, "Host memory a
- * map section runs past"): the block of glibc's malloc that a map
- * section starts at, so that a section longer than the block the program
- * allocated (`map(to: a[0:n*n])` for `a = malloc(n * sizeof *a)`) is
- * reported by variable and line before the copy reads or writes past it.
+/* Host heap blocks for the checking mode (docs/check.md, "Bounds and
+ * lifetime"): the block of glibc's malloc that a map section starts at,
+ * so that a section longer than the block the program allocated
+ * (`map(to: a[0:n*n])` for `a = malloc(n * sizeof *a)`) is reported by
+ * variable and line before the copy reads or writes past it.
  *
  * Only what can be told for certain is used: a section that begins where
  * malloc's result begins, in the main heap (between the start of the
