@@ -159,7 +159,10 @@ void data_before_free(struct cregion *r, struct cblock *b) {
     return;
   int from = (type & OMP_TGT_MAPTYPE_FROM) != 0;
   int release = !(type & (OMP_TGT_MAPTYPE_TO | OMP_TGT_MAPTYPE_FROM));
-  if (release && !(b->maptype & OMP_TGT_MAPTYPE_TO))
+  /* For the last two, the block must have been sent whole (mapped `to`):
+   * only then are its expected bytes all known (a struct mapped alloc
+   * with `to` members has expected bytes for the members alone). */
+  if ((release || from) && !(b->maptype & OMP_TGT_MAPTYPE_TO))
     return;
   unsigned char *dev = device_bytes(b->dev, b->tgt, b->size);
   if (!dev)
