@@ -85,6 +85,8 @@ struct cblock {
   unsigned char *ptrmap; /* bit per 8-byte word: the device holds a
                             pointer the runtime put there (attached, alias) */
   int initialized;       /* every byte was written by a copy or kernel */
+  int partly_written;    /* some byte was (seen at a kernel's start): not
+                            to be watched for reads again */
   int uninit_reported;   /* a finding about its poison was made */
   int lost_reported;     /* ... about a lost result */
   int kernel_transfer;   /* a kernel reached it through a map entry of its

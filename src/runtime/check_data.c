@@ -451,10 +451,13 @@ void data_globals_check(struct cregion *r, int32_t dev) {
 /* B (mapped, never written by a copy or a kernel, created without `to`)
  * is one to watch for reads: all of it still holds the poison. */
 static int watchable(struct cblock *b) {
-  if (!b || b->kind != CB_MAPPED || b->initialized || b->uninit_reported ||
-      (b->maptype & OMP_TGT_MAPTYPE_TO) || !b->size)
+  if (!b || b->kind != CB_MAPPED || b->initialized || b->partly_written ||
+      b->uninit_reported || (b->maptype & OMP_TGT_MAPTYPE_TO) || !b->size)
     return 0;
-  return check_dev_poisoned(b->dev, b->tgt, b->size) == (int64_t)b->size;
+  int64_t poisoned = check_dev_poisoned(b->dev, b->tgt, b->size);
+  if (poisoned >= 0 && poisoned < (int64_t)b->size)
+    b->partly_written = 1; /* never all poison again: no more scans */
+  return poisoned == (int64_t)b->size;
 }
 
 static void watch_block(struct cregion *r, struct cblock *b) {
