@@ -448,11 +448,46 @@ void data_globals_check(struct cregion *r, int32_t dev) {
   }
 }
 
+/* (construct, variable) pairs whose watch saw no read: the same
+ * construct's next launches with that variable are not watched again (a
+ * watch costs mprotect calls and a fault per page the kernel writes; a
+ * loop of launches repeats what the first one did).  Interned pointers,
+ * open addressing; when full, everything is watched. */
+#define CLEAN_SLOTS 4096
+static const void *clean_pairs[CLEAN_SLOTS][2];
+static unsigned nclean;
+
+static int clean_slot(const char *where, const char *var, int add) {
+  uint64_t k[2] = {(uintptr_t)where, (uintptr_t)var};
+  unsigned j = (unsigned)(check_hash(k, sizeof k) % CLEAN_SLOTS);
+  for (unsigned n = 0; n < CLEAN_SLOTS; n++, j = (j + 1) % CLEAN_SLOTS) {
+    if (clean_pairs[j][0] == where && clean_pairs[j][1] == var)
+      return 1;
+    if (!clean_pairs[j][0]) {
+      if (add && nclean < CLEAN_SLOTS / 2) {
+        clean_pairs[j][0] = where;
+        clean_pairs[j][1] = var;
+        nclean++;
+      }
+      return 0;
+    }
+  }
+  return 0;
+}
+
+/* The variable of B for clean_slot: its map name, else (compiled without
+ * -g) its host address. */
+static const char *clean_key(const struct cblock *b) {
+  return b->var ? b->var : (const char *)b->hst;
+}
+
 /* B (mapped, never written by a copy or a kernel, created without `to`)
  * is one to watch for reads: all of it still holds the poison. */
-static int watchable(struct cblock *b) {
+static int watchable(const struct cregion *r, struct cblock *b) {
   if (!b || b->kind != CB_MAPPED || b->initialized || b->partly_written ||
       b->uninit_reported || (b->maptype & OMP_TGT_MAPTYPE_TO) || !b->size)
+    return 0;
+  if (clean_slot(r->where, clean_key(b), 0))
     return 0;
   int64_t poisoned = check_dev_poisoned(b->dev, b->tgt, b->size);
   if (poisoned >= 0 && poisoned < (int64_t)b->size)
@@ -466,7 +501,7 @@ static void watch_block(struct cregion *r, struct cblock *b) {
   for (int i = 0; i < r->nwatched; i++)
     if (r->watched[i] == b->tgt)
       return;
-  if (!watchable(b))
+  if (!watchable(r, b))
     return;
   uintptr_t *w = realloc(r->watched, (size_t)(r->nwatched + 1) * sizeof *w);
   if (!w)
@@ -491,8 +526,12 @@ void data_kernel_unwatch(struct cregion *r) {
     int64_t off = -1;
     struct cblock *b = cb_find(r->dev, r->watched[i]);
     if (check_dev_watch(r->dev, r->watched[i], b ? b->size : 1, 0, &off) != 0 ||
-        off < 0 || !b || b->uninit_reported)
+        !b || b->uninit_reported)
       continue;
+    if (off < 0) {
+      clean_slot(r->where, clean_key(b), 1);
+      continue;
+    }
     b->uninit_reported = 1;
     char v[400], mt[64];
     int from = (b->maptype & OMP_TGT_MAPTYPE_FROM) != 0;
