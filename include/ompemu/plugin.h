@@ -113,11 +113,19 @@ int32_t __tgt_rtl_ompemu_observe(uint32_t what, void *tag);
  *   HOST_PTR and DESCRIPTION give the same alias.  NULL when none is left.
  * ompemu_poisoned_bytes: in *COUNT, how many bytes of [TGT_PTR,
  *   TGT_PTR+SIZE), which must lie in one live block, still hold the
- *   device's poison (bytes no copy or kernel wrote). */
+ *   device's poison (bytes no copy or kernel wrote).
+ * ompemu_watch_unwritten: ON 1: until the next kernel on the device has
+ *   returned, device code's first read of [TGT_PTR, TGT_PTR+SIZE) (one live
+ *   block, all of it poison) on a page nothing has written yet is recorded;
+ *   ON 0: the watch ends, and *FIRST_READ is the offset of that read, or
+ *   -1 when there was none.  Check mode only. */
 void *__tgt_rtl_ompemu_host_alias(int32_t device_id, void *host_ptr,
                                   const char *description);
 int32_t __tgt_rtl_ompemu_poisoned_bytes(int32_t device_id, void *tgt_ptr,
                                         int64_t size, int64_t *count);
+int32_t __tgt_rtl_ompemu_watch_unwritten(int32_t device_id, void *tgt_ptr,
+                                         int64_t size, int32_t on,
+                                         int64_t *first_read);
 
 /* Every function above, by the name after "__tgt_rtl_", in the order the
  * runtime looks them up: REQUIRED(name) for the ten a plugin must define
@@ -159,7 +167,8 @@ int32_t __tgt_rtl_ompemu_poisoned_bytes(int32_t device_id, void *tgt_ptr,
   OPTIONAL(set_function_ptr_map)                                            \
   OPTIONAL(ompemu_observe)                                                  \
   OPTIONAL(ompemu_host_alias)                                               \
-  OPTIONAL(ompemu_poisoned_bytes)
+  OPTIONAL(ompemu_poisoned_bytes)                                           \
+  OPTIONAL(ompemu_watch_unwritten)
 
 #ifdef __cplusplus
 }

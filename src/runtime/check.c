@@ -180,6 +180,7 @@ static void copy_from(int32_t dev, uintptr_t hst, uintptr_t tgt,
 static void kernel_done(struct cregion *r) {
   if (!r || !check_cfg.check)
     return;
+  data_kernel_unwatch(r);
   data_kernel_done(r);
   data_globals_kernel_done(r->dev);
   race_kernel_done(r);
@@ -217,6 +218,9 @@ static void region_end(void) {
       free(r->uses[i].before);
     free(r->uninit);
     r->uninit = NULL;
+    free(r->watched);
+    r->watched = NULL;
+    r->nwatched = 0;
     if (spare_region) {
       free(spare_region->uses);
       free(spare_region);
@@ -236,6 +240,7 @@ static void kernel_begin(struct obs_event *e) {
     data_globals_check(r, e->device);
     data_kernel_begin(r, e);
     race_kernel_begin(r);
+    data_kernel_watch(r, e);
   }
   if (check_cfg.report)
     report_kernel(e);
@@ -264,8 +269,11 @@ static void on_free(const struct obs_event *e, enum obs_phase ph) {
   }
   if (e->result != 0)
     return;
-  if (check_cfg.report)
+  if (check_cfg.report) {
     report_block_gone(b);
+    if (!r) /* a mapping goes outside constructs only at the exit work */
+      report_block_left(b);
+  }
   cb_free(b, r ? r->where : "omp_target_free");
 }
 
@@ -283,6 +291,13 @@ static void on_map(const struct obs_event *e) {
     if (check_cfg.check)
       data_update_absent(r, e);
     return;
+  }
+  if (e->decision == OBS_MAP_REFUSED ||
+      (e->decision == OBS_MAP_NEW && e->maptype && check_cfg.check)) {
+    if (check_cfg.check)
+      heap_map_section(r, e);
+    if (e->decision == OBS_MAP_REFUSED)
+      return;
   }
   int global = !e->maptype && e->var && e->var[0] && e->var[0] != ';';
   if (e->decision == OBS_MAP_NEW && global && link_pointer(e->var))

@@ -13,6 +13,7 @@
  *                    device memory access through the plugin, the
  *                    thread's current construct
  *   check_blocks.c   the table of device blocks (live and freed)
+ *   check_heap.c     host heap blocks: map sections that run past them
  * check_describe.c exports ompemu_describe_device_addr (for the emu
  * plugin's fault handler); check_api.c (omp_target_alloc'd blocks, used by
  * device_memory.c in every mode) stands apart.
@@ -84,6 +85,8 @@ struct cblock {
   unsigned char *ptrmap; /* bit per 8-byte word: the device holds a
                             pointer the runtime put there (attached, alias) */
   int initialized;       /* every byte was written by a copy or kernel */
+  int partly_written;    /* some byte was (seen at a kernel's start): not
+                            to be watched for reads again */
   int uninit_reported;   /* a finding about its poison was made */
   int lost_reported;     /* ... about a lost result */
   char *pending_lost;    /* a "results not copied back" finding made when
@@ -186,6 +189,11 @@ RT_HIDDEN int check_dev_write(int32_t dev, uintptr_t tgt, const void *src,
 /* Bytes of [TGT, TGT+N) still holding the device's poison; -1 when the
  * plugin cannot say. */
 RT_HIDDEN int64_t check_dev_poisoned(int32_t dev, uintptr_t tgt, size_t n);
+/* Start (ON) or end a watch of reads of [TGT, TGT+N), a wholly unwritten
+ * block, by the next kernel; at the end *FIRST_READ is the offset of the
+ * first read, -1 none.  0 / -1 (no such plugin entry, or refused). */
+RT_HIDDEN int check_dev_watch(int32_t dev, uintptr_t tgt, size_t n, int on,
+                              int64_t *first_read);
 /* An alias for host pointer HOST from DEV's plugin, or 0. */
 RT_HIDDEN uintptr_t check_dev_alias(int32_t dev, uintptr_t host,
                                     const char *desc);
@@ -227,6 +235,10 @@ struct cregion {
   /* target update (check_data.c): the place of the variable last
    * reported not mapped */
   uint64_t absent_place;
+  /* ... and those whose reads its kernel is watched for (map(from:) or
+   * map(alloc:), wholly unwritten) */
+  uintptr_t *watched;
+  int nwatched;
 };
 /* The construct this thread is in (NULL outside constructs). */
 RT_HIDDEN struct cregion *check_region(void);
@@ -268,12 +280,21 @@ RT_HIDDEN void data_pending_copy_from(struct cblock *b, uintptr_t hst,
 RT_HIDDEN void data_pending_flush(struct cblock *b);
 RT_HIDDEN void data_kernel_begin(struct cregion *r, struct obs_event *e);
 RT_HIDDEN void data_kernel_done(struct cregion *r);
+/* Watch the kernel's wholly unwritten from/alloc blocks for reads (after
+ * every other look at the blocks before the kernel), and collect what was
+ * seen (before any other look after it). */
+RT_HIDDEN void data_kernel_watch(struct cregion *r, struct obs_event *e);
+RT_HIDDEN void data_kernel_unwatch(struct cregion *r);
 RT_HIDDEN void data_globals_check(struct cregion *r, int32_t dev);
 RT_HIDDEN void data_global_synced(struct cblock *g);
 /* After a kernel of DEV completed: a global it wrote is no stale finding. */
 RT_HIDDEN void data_globals_kernel_done(int32_t dev);
 /* At exit: the stale globals no kernel wrote, reported. */
 RT_HIDDEN void data_globals_flush(void);
+
+/* check_heap.c: a map entry (OBS_MAP NEW or REFUSED) whose section
+ * starts at a host heap block and runs past its end. */
+RT_HIDDEN void heap_map_section(struct cregion *r, const struct obs_event *e);
 
 /* check_race.c */
 RT_HIDDEN void race_region_begin(struct cregion *r);
@@ -303,6 +324,9 @@ RT_HIDDEN void report_block_gone(struct cblock *b);
 RT_HIDDEN void report_stale_kept(struct cregion *r, const char *var,
                                  uintptr_t hst, uintptr_t size,
                                  uintptr_t changed);
+/* B, a mapping, is still there when the program ends (freed by the
+ * runtime's exit work, outside any construct, or live at the report). */
+RT_HIDDEN void report_block_left(struct cblock *b);
 RT_HIDDEN void report_kernel(struct obs_event *e);
 RT_HIDDEN void report_print(void);
 

@@ -144,17 +144,30 @@ void data_before_free(struct cregion *r, struct cblock *b) {
   if (!r || b->kind != CB_MAPPED || !b->expect || b->lost_reported ||
       !b->last_kernel || !b->kernel_transfer || b->size <= MAX_SCALAR)
     return;
-  /* The entry that removed it: a `to` without `from` (release and delete
-   * throw the device copy away on purpose), written in a map clause: an
-   * implicit `to` comes from defaultmap(to), the program's stated choice
-   * for every variable of the category. */
+  /* The entry that removed it: a `to` without `from`; a `release` of data
+   * the program sent (`to` when it was mapped): its changes are results
+   * nobody asked for back; or a `from` of part of it (the expected bytes
+   * follow every copy back, so only what it left behind differs).  A
+   * `delete`, or a `release` of data mapped with alloc, throws the device
+   * copy away on purpose, and so does an implicit `to` (defaultmap(to):
+   * the program's stated choice for every variable of the category). */
   int64_t type = -1;
+  const struct cuse *by = NULL;
   for (int i = 0; i < r->nuses; i++)
-    if (r->uses[i].tgt >= b->tgt && r->uses[i].tgt < b->tgt + b->size)
+    if (r->uses[i].tgt >= b->tgt && r->uses[i].tgt < b->tgt + b->size) {
       type = r->uses[i].maptype;
-  if (type < 0 || !(type & OMP_TGT_MAPTYPE_TO) ||
-      (type & (OMP_TGT_MAPTYPE_FROM | OMP_TGT_MAPTYPE_DELETE |
-               OMP_TGT_MAPTYPE_IMPLICIT)))
+      by = &r->uses[i];
+    }
+  if (type < 0 || (type & OMP_TGT_MAPTYPE_DELETE))
+    return;
+  int from = (type & OMP_TGT_MAPTYPE_FROM) != 0;
+  int release = !(type & (OMP_TGT_MAPTYPE_TO | OMP_TGT_MAPTYPE_FROM));
+  if (!from && !release && (type & OMP_TGT_MAPTYPE_IMPLICIT))
+    return;
+  /* For the last two, the block must have been sent whole (mapped `to`):
+   * only then are its expected bytes all known (a struct mapped alloc
+   * with `to` members has expected bytes for the members alone). */
+  if ((release || from) && !(b->maptype & OMP_TGT_MAPTYPE_TO))
     return;
   unsigned char *dev = device_bytes(b->dev, b->tgt, b->size);
   if (!dev)
@@ -164,17 +177,28 @@ void data_before_free(struct cregion *r, struct cblock *b) {
   if (!changed)
     return;
   b->lost_reported = 1;
-  char v[400], mt[64], k[400];
+  char v[400], mt[64], k[400], how[300];
+  if (from)
+    snprintf(how, sizeof how, "copied back only %lu bytes at offset %lu "
+             "(map(%s)) before removing the mapping; the map(from:) section "
+             "must cover all the results", (unsigned long)by->size,
+             (unsigned long)(by->tgt - b->tgt),
+             check_maptype_words(type, 1, mt, sizeof mt));
+  else if (release)
+    snprintf(how, sizeof how, "removed the mapping with map(release) "
+             "without copying them back; map(from:) keeps them");
+  else
+    snprintf(how, sizeof how, "removed the mapping without copying them "
+             "back; map(tofrom:) or map(from:) keeps them");
   check_finding("result thrown away: %s changed %lu of %lu bytes of %s, "
-                "mapped with map(%s) at %s, and the %s at %s removed the "
-                "mapping without copying them back; map(tofrom:) or "
-                "map(from:) keeps them (device %d block " OMPEMU_PTR ")",
+                "mapped with map(%s) at %s, and the %s at %s %s (device %d "
+                "block " OMPEMU_PTR ")",
                 kernel_words(b, k, sizeof k), (unsigned long)changed,
                 (unsigned long)b->size, check_block_words(b, v, sizeof v),
                 check_maptype_words(b->maptype, 0, mt, sizeof mt),
                 b->mapped_at ? b->mapped_at : "unknown location",
-                check_region_words(r->kind, r->nowait), r->where, (int)b->dev,
-                OMPEMU_P(b->tgt));
+                check_region_words(r->kind, r->nowait), r->where, how,
+                (int)b->dev, OMPEMU_P(b->tgt));
 }
 
 void data_map_exists(struct cregion *r, struct cblock *b,
@@ -545,4 +569,110 @@ void data_globals_check(struct cregion *r, int32_t dev) {
     }
     free(d);
   }
+}
+
+/* (construct, variable) pairs whose watch saw no read: the same
+ * construct's next launches with that variable are not watched again (a
+ * watch costs mprotect calls and a fault per page the kernel writes; a
+ * loop of launches repeats what the first one did).  Interned pointers,
+ * open addressing; when full, everything is watched. */
+#define CLEAN_SLOTS 4096
+static const void *clean_pairs[CLEAN_SLOTS][2];
+static unsigned nclean;
+
+static int clean_slot(const char *where, const char *var, int add) {
+  uint64_t k[2] = {(uintptr_t)where, (uintptr_t)var};
+  unsigned j = (unsigned)(check_hash(k, sizeof k) % CLEAN_SLOTS);
+  for (unsigned n = 0; n < CLEAN_SLOTS; n++, j = (j + 1) % CLEAN_SLOTS) {
+    if (clean_pairs[j][0] == where && clean_pairs[j][1] == var)
+      return 1;
+    if (!clean_pairs[j][0]) {
+      if (add && nclean < CLEAN_SLOTS / 2) {
+        clean_pairs[j][0] = where;
+        clean_pairs[j][1] = var;
+        nclean++;
+      }
+      return 0;
+    }
+  }
+  return 0;
+}
+
+/* The variable of B for clean_slot: its map name, else (compiled without
+ * -g) its host address. */
+static const char *clean_key(const struct cblock *b) {
+  return b->var ? b->var : (const char *)b->hst;
+}
+
+/* B (mapped, never written by a copy or a kernel, created without `to`)
+ * is one to watch for reads: all of it still holds the poison. */
+static int watchable(const struct cregion *r, struct cblock *b) {
+  if (!b || b->kind != CB_MAPPED || b->initialized || b->partly_written ||
+      b->uninit_reported || (b->maptype & OMP_TGT_MAPTYPE_TO) || !b->size)
+    return 0;
+  if (clean_slot(r->where, clean_key(b), 0))
+    return 0;
+  int64_t poisoned = check_dev_poisoned(b->dev, b->tgt, b->size);
+  if (poisoned >= 0 && poisoned < (int64_t)b->size)
+    b->partly_written = 1; /* never all poison again: no more scans */
+  return poisoned == (int64_t)b->size;
+}
+
+static void watch_block(struct cregion *r, struct cblock *b) {
+  if (!b)
+    return;
+  for (int i = 0; i < r->nwatched; i++)
+    if (r->watched[i] == b->tgt)
+      return;
+  if (!watchable(r, b))
+    return;
+  uintptr_t *w = realloc(r->watched, (size_t)(r->nwatched + 1) * sizeof *w);
+  if (!w)
+    return;
+  r->watched = w;
+  if (check_dev_watch(b->dev, b->tgt, b->size, 1, NULL) == 0)
+    r->watched[r->nwatched++] = b->tgt;
+}
+
+void data_kernel_watch(struct cregion *r, struct obs_event *e) {
+  for (int32_t k = 0; e->args && k < e->nargs; k++) {
+    struct cblock *b = cb_find(e->device, (uintptr_t)e->args[k]);
+    if (b)
+      watch_block(r, b);
+  }
+  for (int i = 0; i < r->nuses; i++)
+    watch_block(r, cb_find(r->dev, r->uses[i].tgt));
+}
+
+void data_kernel_unwatch(struct cregion *r) {
+  for (int i = 0; i < r->nwatched; i++) {
+    int64_t off = -1;
+    struct cblock *b = cb_find(r->dev, r->watched[i]);
+    if (check_dev_watch(r->dev, r->watched[i], b ? b->size : 1, 0, &off) != 0 ||
+        !b || b->uninit_reported)
+      continue;
+    if (off < 0) {
+      clean_slot(r->where, clean_key(b), 1);
+      continue;
+    }
+    b->uninit_reported = 1;
+    char v[400], mt[64];
+    int from = (b->maptype & OMP_TGT_MAPTYPE_FROM) != 0;
+    /* The offset is not in the message: with teams and threads, which
+     * read comes first depends on timing. */
+    check_finding("uninitialized device memory read: kernel %s at %s read "
+                  "%s before anything wrote it; it was mapped with map(%s) "
+                  "at %s, which %s (device %d block " OMPEMU_PTR ")",
+                  r->kernel ? r->kernel : "?", r->where,
+                  check_block_words(b, v, sizeof v),
+                  check_maptype_words(b->maptype, 0, mt, sizeof mt),
+                  b->mapped_at ? b->mapped_at : "unknown location",
+                  from ? "gives the device uninitialized memory: map(tofrom:) "
+                         "copies the host's values in"
+                       : "gives the device uninitialized memory",
+                  (int)b->dev, OMPEMU_P(b->tgt));
+  }
+  free(r->watched);
+  r->watched = NULL;
+  r->nwatched = 0;
 }

@@ -255,6 +255,7 @@ static void batch_done(void) {
       free(r->uses[k].before);
     free(r->uses);
     free(r->uninit);
+    free(r->watched);
     free(r);
   }
   batch.n = 0;

@@ -10,6 +10,9 @@
  *                       (no kernel changed them: `to` would have done)
  *   unused allocations  a mapping whose device copy no kernel received, as
  *                       an argument or through an attached pointer
+ *   left mapped         a mapping still there at exit: enter data without
+ *                       an exit data that removes it (device memory held
+ *                       until the end)
  *   stale data kept     a map with `to` of data still mapped that copied
  *                       nothing although the host had changed it (check
  *                       mode: OpenMP allows it, so it is no finding)
@@ -23,11 +26,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum rclass { R_REPEAT, R_ROUNDTRIP, R_UNUSED, R_STALE, R_NCLASSES };
+enum rclass { R_REPEAT, R_ROUNDTRIP, R_UNUSED, R_LEFT, R_STALE,
+              R_NCLASSES };
 static const char *class_title[R_NCLASSES] = {
     "repeated transfers to the device (it already had these bytes)",
     "round trips (copied back unchanged: no kernel changed them)",
     "device allocations no kernel used",
+    "mappings still present at exit (no exit data removed them)",
     "stale device data kept (map with to of data still mapped, changed on "
     "the host since: `target update to` or map(always, to:) sends it)"};
 
@@ -190,6 +195,17 @@ void report_block_gone(struct cblock *b) {
            b->mapped_at ? b->mapped_at : "unknown location", b->size);
 }
 
+void report_block_left(struct cblock *b) {
+  /* Not the pointer of a PTR_AND_OBJ entry (mapped without a name next
+   * to its pointee): LLVM 14's exit data leaves it mapped itself. */
+  if (!b->var && b->size == sizeof(void *) &&
+      (b->maptype & OMP_TGT_MAPTYPE_PTR_AND_OBJ))
+    return;
+  if (b->kind == CB_MAPPED && b->size)
+    add_line(R_LEFT, b->var, b->hst, b->size,
+             b->mapped_at ? b->mapped_at : "unknown location", b->size);
+}
+
 /* Mark B and what it points to (attached pointees) as used. */
 static void mark_used(struct cblock *b) {
   if (!b || b->mark == epoch)
@@ -222,6 +238,7 @@ static int cmp_lines(const void *a, const void *b) {
 static int gone_at_exit(struct cblock *b, void *arg) {
   (void)arg;
   report_block_gone(b);
+  report_block_left(b);
   return 0;
 }
 

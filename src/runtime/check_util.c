@@ -405,6 +405,18 @@ int64_t check_dev_poisoned(int32_t dev, uintptr_t tgt, size_t n) {
   return c;
 }
 
+int check_dev_watch(int32_t dev, uintptr_t tgt, size_t n, int on,
+                    int64_t *first_read) {
+  struct rt_device *d = device(dev);
+  if (!d || !d->plugin->ompemu_watch_unwritten)
+    return -1;
+  return d->plugin->ompemu_watch_unwritten(d->local_id, (void *)tgt,
+                                           (int64_t)n, on, first_read) ==
+                 OFFLOAD_SUCCESS
+             ? 0
+             : -1;
+}
+
 uintptr_t check_dev_alias(int32_t dev, uintptr_t host, const char *desc) {
   struct rt_device *d = device(dev);
   if (!d || !d->plugin->ompemu_host_alias)

@@ -72,6 +72,7 @@ rt_observe_sources = \
 	src/runtime/check_report.c \
 	src/runtime/check_util.c \
 	src/runtime/check_blocks.c \
+	src/runtime/check_heap.c \
 	src/runtime/check_describe.c \
 	src/runtime/timeline.h \
 	src/runtime/timeline.c \

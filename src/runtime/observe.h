@@ -80,7 +80,11 @@ enum obs_map_decision {
    * the kernel unchanged (OpenMP 5.1): HST = TGT = the pointer's value,
    * SIZE 0, VAR and MAPTYPE its entry's.  It may be a function pointer or
    * a data pointer; which one is the observer's call. */
-  OBS_MAP_UNMAPPED_PTR
+  OBS_MAP_UNMAPPED_PTR,
+  /* data_begin_end.c: an explicit map entry refused because it extends an
+   * existing mapping ("explicit extension not allowed"): HST and SIZE the
+   * range asked for, TGT 0, VAR and MAPTYPE the entry's. */
+  OBS_MAP_REFUSED
 };
 
 /* One event.  Which fields a point fills is said by the point's hook

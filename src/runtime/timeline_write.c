@@ -195,8 +195,8 @@ static const char *region_name(const struct tl_rec *r) {
 static const char *decision_name(int d) {
   static const char *names[] = {"new",       "exists",       "decrement",
                                 "remove",    "associate",    "disassociate",
-                                "absent",    "unmapped pointer"};
-  return d >= 0 && d < 8 ? names[d] : "?";
+                                "absent",    "unmapped pointer", "refused"};
+  return d >= 0 && d < 9 ? names[d] : "?";
 }
 
 /* What the writer derives from an interned string, computed once per

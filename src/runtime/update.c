@@ -95,8 +95,14 @@ static int update_noncontig(struct rt_op *op, void *base,
                             const __tgt_descriptor_dim *dims, int64_t ndims,
                             int64_t type) {
   if (ndims < 1 || ndims > 64) {
+    /* clang 22 sets NON_CONTIG on a strided section through a pointer
+     * (`p[0:n:2]`) but passes the data and its size in bytes, no
+     * descriptors: nothing says which elements to move (LLVM 22's
+     * runtime crashes on it). */
     rt_err("non-contiguous update of host " OMPEMU_PTR ": bad dimension count "
-           "%ld", OMPEMU_P(base), (long)ndims);
+           "%ld (the compiler passed no dimension descriptors: clang 22 does "
+           "so for a strided section through a pointer; nothing copied)",
+           OMPEMU_P(base), (long)ndims);
     return -1;
   }
   int64_t unit[64];

@@ -3,7 +3,7 @@
 // OMPEMU-RUN: --check
 // EXPECT-EXIT: 99
 // EXPECT-STDERR: ompemu: check: uninitialized device memory read: kernel __omp_offloading_
-// EXPECT-STDERR: _main_l19 at find_alloc_read.c:19 got a[0:n] (declared at find_alloc_read.c:13), mapped with map(alloc:) at find_alloc_read.c:17, which nothing had written
+// EXPECT-STDERR: _main_l19 at find_alloc_read.c:19 read a[0:n] (declared at find_alloc_read.c:13) before anything wrote it; it was mapped with map(alloc) at find_alloc_read.c:17, which gives the device uninitialized memory
 // RUN-TWICE-SAME-STDERR
 #include <stdio.h>
 #include <stdlib.h>

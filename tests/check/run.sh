@@ -15,6 +15,7 @@
 #   // EXPECT-STDOUT: text      text that must appear in stdout
 #   // OMPEMU-RUN: options      options of ompemu-run (--check, --report)
 #   // RUN-TWICE-SAME-STDERR    run twice: stdout and stderr must be the same
+#   // SKIP-CLANG-<N>: reason   skipped, with the reason, when built by clang N
 # CHECK_TESTS selects programs by name (default all); CHECK_TEST_WRAPPER
 # runs each program under a tool.  `run.sh N` (16, 19, 22; tests/check/
 # clang-22.sh) builds them with clang N instead, against ompemu with the
@@ -73,6 +74,11 @@ echo "1..$#"
 for t in $progs; do
   n=$((n + 1))
   src=$SRC/$t.c exe=$BIN/$t o=$BIN/$t
+  skipwhy=$(directive "$src" "SKIP-CLANG-$ver")
+  if [ -n "$skipwhy" ]; then
+    echo "ok $n - $t # SKIP clang-$ver: $skipwhy"
+    continue
+  fi
   req=$(directive "$src" REQUIRES)
   case ${CLANG_TEST_WRAPPER:-} in
     *LD_PRELOAD=*)

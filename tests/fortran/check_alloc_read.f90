@@ -2,7 +2,7 @@
 ! OMPEMU-RUN: --check
 ! EXPECT-EXIT: 99
 ! EXPECT-STDERR: ompemu: check: uninitialized device memory read: kernel __omp_offloading_
-! EXPECT-STDERR: _QQmain_l13 at line 13 of the main program got a (declared at check_alloc_read.f90:9), mapped with map(alloc:) at line 13 of the main program, which nothing had written
+! EXPECT-STDERR: _QQmain_l13 at line 13 of the main program read a (declared at check_alloc_read.f90:9) before anything wrote it; it was mapped with map(alloc) at line 13 of the main program
 ! EXPECT-STDERR: ompemu: check: 1 finding; exit status 99
 program check_alloc_read
   implicit none

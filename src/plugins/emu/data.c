@@ -3,6 +3,7 @@
 #include "config.h"
 #include "emu.h"
 #include "trace.h"
+#include "watch.h"
 
 #include <ompemu/plugin.h>
 #include <stdlib.h>
@@ -257,4 +258,15 @@ EMU_EXPORT int32_t __tgt_rtl_ompemu_poisoned_bytes(int32_t id, void *tgt,
   }
   *count = (int64_t)c;
   return OFFLOAD_SUCCESS;
+}
+
+EMU_EXPORT int32_t __tgt_rtl_ompemu_watch_unwritten(int32_t id, void *tgt,
+                                                    int64_t size, int32_t on,
+                                                    int64_t *first_read) {
+  struct emu_device *d = emu_device_get(id, "ompemu_watch_unwritten");
+  if (!d || size <= 0 || !emu_plugin()->check)
+    return OFFLOAD_FAIL;
+  int rc = on ? watch_start(d->data, id, (uintptr_t)tgt, (uintptr_t)size)
+              : watch_stop(id, (uintptr_t)tgt, first_read);
+  return rc == 0 ? OFFLOAD_SUCCESS : OFFLOAD_FAIL;
 }

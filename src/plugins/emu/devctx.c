@@ -1,6 +1,7 @@
 /* The calling thread's device context (devicertl.h): what a device thread
  * is running, read by the device runtime's queries; and, per device, the
- * context of the kernel started last, for the fault handler. */
+ * context of the kernel started last, for the fault handler; the set-up a
+ * thread gets before each kernel it runs. */
 #include "config.h"
 #include "arena.h"
 #include "devicertl.h"
@@ -9,6 +10,8 @@
 #include <stddef.h>
 
 static __thread struct emu_devctx *cur_ctx;
+void (*emu_kernel_thread_setup)(void);
+void (*_Atomic emu_kernel_after)(void);
 static const struct emu_devctx *_Atomic last_ctx[EMU_MAX_DEVICES];
 
 struct emu_devctx *emu_current_ctx(void) { return cur_ctx; }

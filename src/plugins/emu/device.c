@@ -2,6 +2,7 @@
  * workers), range checks of copies and print_device_info. */
 #include "config.h"
 #include "emu.h"
+#include "watch.h"
 #include "envvar.h"
 #include "fault.h"
 #include "loader.h"
@@ -167,6 +168,10 @@ int emu_check_copy(struct emu_device *d, const char *op, const void *tgt,
   uintptr_t t = (uintptr_t)tgt;
   if (to_device > 0 && hst && emu_plugin()->check)
     arena_note_pointers(d->data, hst, n);
+  /* A block watched for reads (watch.c) is settled, and its slack is
+   * not read now: that would count as a read (checked when it is freed). */
+  if (to_device == 0 && watch_active(t))
+    to_device = -1;
   if ((to_device > 0   ? arena_write_begin(d->data, tgt, n)
        : to_device == 0 ? arena_read_begin(d->data, tgt, n)
                         : arena_check(d->data, tgt, n)) == 0)

@@ -32,6 +32,12 @@ struct emu_devctx {
 
 /* The calling thread's device context, NULL on a host thread. */
 struct emu_devctx *emu_current_ctx(void);
+/* Called on a thread before each kernel it runs, when set (fault.c, in
+ * check mode: the thread's alternate signal stack); NULL otherwise. */
+extern void (*emu_kernel_thread_setup)(void);
+/* Called on the thread after each kernel it ran, when set (watch.c, in
+ * check mode: lifts the watches of unwritten blocks). */
+extern void (*_Atomic emu_kernel_after)(void);
 void emu_set_ctx(struct emu_devctx *ctx);
 /* emu_set_ctx, returning the context it replaces (one TLS access less). */
 struct emu_devctx *emu_swap_ctx(struct emu_devctx *ctx);

@@ -73,8 +73,15 @@ int exec_call_kernel(struct exec_cifs *cifs, void *entry, void **vals,
     av[i] = &vals[i];
   if (!slot)
     slot = emu_ctx_slot();
+  void (*setup)(void) =
+      __atomic_load_n(&emu_kernel_thread_setup, __ATOMIC_ACQUIRE);
+  if (setup)
+    setup();
   struct emu_devctx *old = emu_swap_ctx_in(slot, ctx);
   devicertl_call_kernel(cif, entry, av, ctx); /* flang's: a league */
+  void (*after)(void) = emu_kernel_after;
+  if (after)
+    after();
   emu_swap_ctx_in(slot, old);
   if (av != small)
     free(av);

@@ -17,6 +17,7 @@
 #include "arena_internal.h"
 #include "devicertl.h"
 #include "trace.h"
+#include "watch.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -24,6 +25,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -38,6 +40,13 @@ static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sigaction old_segv, old_bus;
 static int installed; /* ours was installed (and may have been replaced) */
 static int (*describe_var)(const void *addr, char *buf, size_t len);
+
+/* How far from the stack pointer a fault still counts as running off the
+ * stack (a frame's locals are written below the pointer's new value). */
+#define OVERFLOW_REACH (64 * 1024)
+/* Bytes of each alternate signal stack (check mode): room for on_fault's
+ * buffers and snprintf, and the runtime's describe call. */
+#define ALT_STACK_SIZE (256 * 1024)
 
 static void out(const char *s) {
   size_t n = strlen(s);
@@ -89,6 +98,21 @@ static void chain(int sig, siginfo_t *si, void *uc) {
   signal(sig, SIG_DFL);
 }
 
+/* The fault at X is a stack overflow: X lies just below the stack pointer
+ * (a call or a frame's first store past the stack's guard). */
+static int stack_overflow(uintptr_t x, void *uc) {
+#ifdef __x86_64__
+  if (!uc)
+    return 0;
+  uintptr_t sp = (uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RSP];
+  return x + OVERFLOW_REACH >= sp && x < sp + OVERFLOW_REACH;
+#else
+  (void)x;
+  (void)uc;
+  return 0;
+#endif
+}
+
 static void on_fault(int sig, siginfo_t *si, void *uc) {
   uintptr_t x = (uintptr_t)si->si_addr;
   struct emu_arena *hit = NULL;
@@ -98,6 +122,13 @@ static void on_fault(int sig, siginfo_t *si, void *uc) {
       hit = a;
   }
   int is_alias = alias_size && x >= alias_base && x < alias_base + alias_size;
+#ifdef __x86_64__
+  if (hit && sig == SIGSEGV && uc) {
+    const greg_t *g = ((ucontext_t *)uc)->uc_mcontext.gregs;
+    if (watch_fault(x, (g[REG_ERR] & 2) != 0, (const void *)g[REG_RIP]))
+      return; /* a watched page (watch.c): retried, now accessible */
+  }
+#endif
   const struct emu_devctx *cur = emu_current_ctx();
   if (!hit && !is_alias && !(cur && cur->entry)) {
     chain(sig, si, uc);
@@ -112,7 +143,12 @@ static void on_fault(int sig, siginfo_t *si, void *uc) {
   int dev = hit ? arena_dev(hit) : -1;
   char kern[300], where[400], var[300] = "", msg[1200];
   kernel_words(kernel_ctx(dev), kern, sizeof kern);
-  if (is_alias) {
+  if (!hit && !is_alias && stack_overflow(x, uc)) {
+    snprintf(msg, sizeof msg, "emu: error: %s: stack overflow: the %s at "
+             OMPEMU_PTR " is just below the thread's stack, which device "
+             "code has used up (unbounded or too deep recursion?)\n", kern,
+             access, OMPEMU_P(x));
+  } else if (is_alias) {
     alias_describe(x, where, sizeof where);
     snprintf(msg, sizeof msg, "emu: error: check: %s dereferenced host "
              "pointer %s (%s at " OMPEMU_PTR ")\n", kern, where, access,
@@ -202,4 +238,42 @@ void fault_register_alias(uintptr_t base, size_t size,
 void fault_set_check(int on, int exit_status) {
   check_on = on;
   check_status = exit_status;
+  __atomic_store_n(&emu_kernel_thread_setup, on ? fault_thread_altstack : NULL,
+                   __ATOMIC_RELEASE);
+}
+
+/* The thread's alternate signal stack, taken away and unmapped when the
+ * thread ends. */
+static pthread_key_t alt_key;
+static pthread_once_t alt_once = PTHREAD_ONCE_INIT;
+
+static void alt_gone(void *p) {
+  stack_t ss;
+  memset(&ss, 0, sizeof ss);
+  ss.ss_flags = SS_DISABLE;
+  sigaltstack(&ss, NULL);
+  munmap(p, ALT_STACK_SIZE);
+}
+
+static void alt_key_make(void) { pthread_key_create(&alt_key, alt_gone); }
+
+void fault_thread_altstack(void) {
+  static __thread int done;
+  if (done || !check_on)
+    return;
+  done = 1;
+  stack_t cur;
+  if (sigaltstack(NULL, &cur) == 0 && !(cur.ss_flags & SS_DISABLE))
+    return; /* the thread has one (a sanitizer's, the program's) */
+  void *p = mmap(NULL, ALT_STACK_SIZE, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED)
+    return;
+  stack_t ss = {.ss_sp = p, .ss_size = ALT_STACK_SIZE, .ss_flags = 0};
+  if (sigaltstack(&ss, NULL) != 0) {
+    munmap(p, ALT_STACK_SIZE);
+    return;
+  }
+  pthread_once(&alt_once, alt_key_make);
+  pthread_setspecific(alt_key, p);
 }

@@ -2,7 +2,8 @@
  * address of a device range or of the host-pointer alias range, or on any
  * address while the faulting thread runs a kernel, get one message naming
  * the kernel, the device block (or the host pointer behind an alias) and,
- * when the runtime can name it, the variable.  In check mode the process
+ * when the runtime can name it, the variable; a fault just below the stack
+ * pointer of a thread running a kernel is a stack overflow.  In check mode the process
  * then ends with the check exit status; otherwise the previous handler (or
  * the default action) takes the fault.  Faults that are not the device's
  * go to the previous handler (ASan's, for instance) untouched. */
@@ -27,6 +28,10 @@ void fault_register_alias(uintptr_t base, size_t size,
                                            size_t len));
 /* Check mode on or off, and the exit status of a finding. */
 void fault_set_check(int on, int exit_status);
+/* Check mode: give the calling thread, about to run device code, an
+ * alternate signal stack (once), so that a stack overflow in device code
+ * reaches the handler and is reported as one. */
+void fault_thread_altstack(void);
 /* Install the handler now, or again if another one replaced it. */
 void fault_install(void);
 

@@ -26,7 +26,8 @@ libomptarget_rtl_emu_la_SOURCES = $(emu_loader_sources) \
 	src/plugins/emu/fresh_root.c src/plugins/emu/fresh_root.h \
 	src/plugins/emu/emu.h src/plugins/emu/device.c src/plugins/emu/data.c \
 	src/plugins/emu/plugin.c src/plugins/emu/fptr.c \
-	src/plugins/emu/inject.c src/plugins/emu/shutdown.c
+	src/plugins/emu/inject.c src/plugins/emu/shutdown.c \
+	src/plugins/emu/watch.c src/plugins/emu/watch.h
 libomptarget_rtl_emu_la_CPPFLAGS = $(AM_CPPFLAGS) $(emu_cppflags)
 libomptarget_rtl_emu_la_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(LIBFFI_CFLAGS) -fvisibility=hidden
 libomptarget_rtl_emu_la_LIBADD = src/common/libompemu_common.la $(LIBELF_LIBS) $(LIBFFI_LIBS) $(PTHREAD_LIBS) $(LIBS)

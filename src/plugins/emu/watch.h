@@ -1,0 +1,29 @@
+/* Check mode: reads of device memory that nothing has written, seen by
+ * making a block's pages inaccessible while a kernel runs (watch.c).  The
+ * runtime starts and collects a watch with __tgt_rtl_ompemu_watch_unwritten
+ * (include/ompemu/plugin.h). */
+#ifndef EMU_WATCH_H
+#define EMU_WATCH_H
+
+#include <stdint.h>
+
+struct emu_arena;
+
+/* Watch [T, T+N), one live block of arena A (device DEV) holding only the
+ * poison: its pages inaccessible until the next kernel returns.  0 / -1
+ * (not one block, no slot left, mprotect failed). */
+int watch_start(struct emu_arena *a, int32_t dev, uintptr_t t, uintptr_t n);
+/* End the watch of the block at T on DEV: *FIRST_READ the offset of the
+ * first read recorded, -1 none.  0 / -1 (no such watch). */
+int watch_stop(int32_t dev, uintptr_t t, int64_t *first_read);
+
+/* For fault.c: a fault at X (a write when IS_WRITE) by the instruction at
+ * IP (x86-64; NULL: unknown) on a watched page: recorded, the page made
+ * accessible; 1 if it was one (the access is to be retried), 0 if not a
+ * watched page. */
+int watch_fault(uintptr_t x, int is_write, const void *ip);
+
+/* X lies on the pages of a block watched now. */
+int watch_active(uintptr_t x);
+
+#endif
