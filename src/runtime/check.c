@@ -309,7 +309,25 @@ static void on_map(const struct obs_event *e) {
   }
 }
 
+/* 1 for the phases on_event does nothing with (no lock taken then). */
+static int idle_phase(const struct obs_event *e, enum obs_phase ph) {
+  int end_ok = ph == OBS_PH_END && e->result == 0;
+  switch (e->point) {
+  case OBS_ALLOC:
+    return !end_ok || !e->tgt;
+  case OBS_COPY_TO:
+  case OBS_COPY_FROM:
+    return !end_ok;
+  case OBS_WAIT:
+    return ph != OBS_PH_END;
+  default:
+    return 0;
+  }
+}
+
 static int on_event(struct obs_event *e, enum obs_phase ph) {
+  if (idle_phase(e, ph))
+    return 0;
   pthread_mutex_lock(&check_lock);
   int ok = ph != OBS_PH_END || e->result == 0;
   switch (e->point) {

@@ -101,6 +101,8 @@ struct cblock {
   int sync_known, stale_reported;
   struct cblock *next_global;
   struct cblock *next_freed; /* freed list, newest first */
+  struct cblock *left, *right; /* the live tree (check_blocks.c) */
+  uint64_t prio;
 };
 
 /* Live block of device DEV containing TGT (or NULL). */
