@@ -120,7 +120,7 @@ static void copy_to(int32_t dev, uintptr_t hst, uintptr_t tgt, uintptr_t size,
   }
   if (check_cfg.check) {
     if (b->kind == CB_MAPPED && size && (own || pointer)) {
-      unsigned char *x = cb_expect(b);
+      unsigned char *x = cb_expect(b, off == 0 && size == b->size);
       if (x)
         memcpy(x + off, (const void *)hst, size);
       if (pointer)
@@ -153,7 +153,7 @@ static void copy_from(int32_t dev, uintptr_t hst, uintptr_t tgt,
   if (check_cfg.check) {
     data_after_copy_from(r, b, tgt, hst, size, var);
     if (b->kind == CB_MAPPED && size && own) {
-      unsigned char *x = cb_expect(b);
+      unsigned char *x = cb_expect(b, tgt == b->tgt && size == b->size);
       if (x)
         memcpy(x + (tgt - b->tgt), (const void *)hst, size);
     }

@@ -347,9 +347,9 @@ void cb_link(struct cblock *b, uintptr_t to) {
   b->edges = e;
 }
 
-unsigned char *cb_expect(struct cblock *b) {
-  if (!b->expect && b->size)
-    b->expect = calloc(1, b->size);
+unsigned char *cb_expect(struct cblock *b, int whole) {
+  if (!b->expect && b->size) /* zeros where no copy wrote yet */
+    b->expect = whole ? malloc(b->size) : calloc(1, b->size);
   return b->expect;
 }
 
