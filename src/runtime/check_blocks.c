@@ -69,7 +69,13 @@ static struct cblock *by_start(const struct devtab *t, uintptr_t tgt) {
 
 static void hash_put(struct devtab *t, struct cblock *b) {
   if ((t->used + 1) * 2 > t->cap) {
-    size_t nc = t->cap ? t->cap * 2 : 256;
+    /* Full of tombstones or of blocks: rebuilt at the same size when at
+     * most a quarter of the slots hold live blocks, else twice as big, so
+     * the table follows the live blocks, not every block ever added. */
+    size_t live = 0;
+    for (size_t i = 0; i < t->cap; i++)
+      live += t->byaddr[i] && t->byaddr[i] != TOMB;
+    size_t nc = !t->cap ? 256 : (live + 1) * 4 <= t->cap ? t->cap : t->cap * 2;
     struct cblock **n = calloc(nc, sizeof *n);
     if (!n)
       return; /* lookups fall back to the tree */
@@ -80,9 +86,6 @@ static void hash_put(struct devtab *t, struct cblock *b) {
           j = (j + 1) & (nc - 1);
         n[j] = t->byaddr[i];
       }
-    size_t live = 0;
-    for (size_t i = 0; i < nc; i++)
-      live += n[i] != NULL;
     free(t->byaddr);
     t->byaddr = n;
     t->cap = nc;
