@@ -318,8 +318,11 @@ static int idle_phase(const struct obs_event *e, enum obs_phase ph) {
   case OBS_COPY_TO:
   case OBS_COPY_FROM:
     return !end_ok;
-  case OBS_WAIT:
-    return ph != OBS_PH_END;
+  case OBS_WAIT: /* the work it completes is this thread's (deferred) */
+    return ph != OBS_PH_END || (!deferred.n && !deferred.kernel);
+  case OBS_MAP: /* on_map looks at no other decision */
+    return e->decision != OBS_MAP_NEW && e->decision != OBS_MAP_EXISTS &&
+           e->decision != OBS_MAP_DECREMENT && e->decision != OBS_MAP_ABSENT;
   default:
     return 0;
   }
