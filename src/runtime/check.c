@@ -129,7 +129,7 @@ static void copy_to(int32_t dev, uintptr_t hst, uintptr_t tgt, uintptr_t size,
   }
   if (check_cfg.check) {
     if (b->kind == CB_MAPPED && size && (own || pointer)) {
-      unsigned char *x = cb_expect(b);
+      unsigned char *x = cb_expect(b, off == 0 && size == b->size);
       if (x)
         memcpy(x + off, (const void *)hst, size);
       if (pointer)
@@ -163,7 +163,7 @@ static void copy_from(int32_t dev, uintptr_t hst, uintptr_t tgt,
     data_pending_copy_from(b, hst, size);
     data_after_copy_from(r, b, tgt, hst, size, var);
     if (b->kind == CB_MAPPED && size && own) {
-      unsigned char *x = cb_expect(b);
+      unsigned char *x = cb_expect(b, tgt == b->tgt && size == b->size);
       if (x)
         memcpy(x + (tgt - b->tgt), (const void *)hst, size);
     }
@@ -335,7 +335,28 @@ static void on_map(const struct obs_event *e) {
   }
 }
 
+/* 1 for the phases on_event does nothing with (no lock taken then). */
+static int idle_phase(const struct obs_event *e, enum obs_phase ph) {
+  int end_ok = ph == OBS_PH_END && e->result == 0;
+  switch (e->point) {
+  case OBS_ALLOC:
+    return !end_ok || !e->tgt;
+  case OBS_COPY_TO:
+  case OBS_COPY_FROM:
+    return !end_ok;
+  case OBS_WAIT: /* the work it completes is this thread's (deferred) */
+    return ph != OBS_PH_END || (!deferred.n && !deferred.kernel);
+  case OBS_MAP: /* on_map looks at no other decision */
+    return e->decision != OBS_MAP_NEW && e->decision != OBS_MAP_EXISTS &&
+           e->decision != OBS_MAP_DECREMENT && e->decision != OBS_MAP_ABSENT;
+  default:
+    return 0;
+  }
+}
+
 static int on_event(struct obs_event *e, enum obs_phase ph) {
+  if (idle_phase(e, ph))
+    return 0;
   pthread_mutex_lock(&check_lock);
   int ok = ph != OBS_PH_END || e->result == 0;
   switch (e->point) {

@@ -108,6 +108,8 @@ struct cblock {
   int sync_known, stale_reported;
   struct cblock *next_global;
   struct cblock *next_freed; /* freed list, newest first */
+  struct cblock *left, *right; /* the live tree (check_blocks.c) */
+  uint64_t prio;
 };
 
 /* Live block of device DEV containing TGT (or NULL). */
@@ -132,9 +134,10 @@ RT_HIDDEN struct cblock *cb_globals(int32_t dev);
 RT_HIDDEN void cb_foreach(int (*fn)(struct cblock *b, void *arg), void *arg);
 /* Record that B holds the device pointer TO (into a block of its device). */
 RT_HIDDEN void cb_link(struct cblock *b, uintptr_t to);
-/* Bytes of B's expected content, created (zeroed) on first use; NULL when
- * out of memory. */
-RT_HIDDEN unsigned char *cb_expect(struct cblock *b);
+/* Bytes of B's expected content, created on first use (zeroed, unless
+ * WHOLE: the caller is about to write all of it); NULL when out of
+ * memory. */
+RT_HIDDEN unsigned char *cb_expect(struct cblock *b, int whole);
 /* The word at offset OFF of B holds a pointer the runtime wrote; is it? */
 RT_HIDDEN void cb_mark_pointer(struct cblock *b, uintptr_t off);
 RT_HIDDEN int cb_is_pointer(const struct cblock *b, uintptr_t off);

@@ -1,8 +1,9 @@
 /* The checking mode's table of device blocks (check.h): every block the
  * runtime allocated (mapped data, private buffers, omp_target_alloc) and
- * every declare-target global, per device, in a balanced tree keyed by
- * the device range (live blocks never overlap, so "overlaps" orders them)
- * and, for the lookups of a block's own start (most of them: allocation,
+ * every declare-target global, per device, in a treap keyed by the
+ * start of the device range (live blocks never overlap; the links are in
+ * the block, so adding one allocates nothing; priorities are a hash of
+ * the start, so the shape is the same every run) and, for the lookups of a block's own start (most of them: allocation,
  * free, map decisions, whole-block copies), a hash by start address;
  * freed blocks are kept, newest first, for naming what a stale pointer
  * points into.  Everything here runs under check_lock and calls nothing of
@@ -11,7 +12,6 @@
 #include "config.h"
 #include "check.h"
 
-#include <search.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,7 +20,7 @@
 #define FREED_KEPT 4096
 
 struct devtab {
-  void *live;                 /* tsearch tree of struct cblock */
+  struct cblock *live;        /* treap root */
   struct cblock **byaddr;     /* open hash by tgt (NULL empty, TOMB gone) */
   size_t cap, used;           /* used counts tombstones */
   struct cblock *globals;
@@ -69,7 +69,13 @@ static struct cblock *by_start(const struct devtab *t, uintptr_t tgt) {
 
 static void hash_put(struct devtab *t, struct cblock *b) {
   if ((t->used + 1) * 2 > t->cap) {
-    size_t nc = t->cap ? t->cap * 2 : 256;
+    /* Full of tombstones or of blocks: rebuilt at the same size when at
+     * most a quarter of the slots hold live blocks, else twice as big, so
+     * the table follows the live blocks, not every block ever added. */
+    size_t live = 0;
+    for (size_t i = 0; i < t->cap; i++)
+      live += t->byaddr[i] && t->byaddr[i] != TOMB;
+    size_t nc = !t->cap ? 256 : (live + 1) * 4 <= t->cap ? t->cap : t->cap * 2;
     struct cblock **n = calloc(nc, sizeof *n);
     if (!n)
       return; /* lookups fall back to the tree */
@@ -80,9 +86,6 @@ static void hash_put(struct devtab *t, struct cblock *b) {
           j = (j + 1) & (nc - 1);
         n[j] = t->byaddr[i];
       }
-    size_t live = 0;
-    for (size_t i = 0; i < nc; i++)
-      live += n[i] != NULL;
     free(t->byaddr);
     t->byaddr = n;
     t->cap = nc;
@@ -115,17 +118,85 @@ static struct devtab *tab(int32_t dev, int create) {
   return devs[dev];
 }
 
-/* Ranges that overlap compare equal (a lookup key is a range too; an
- * empty block is taken as one byte long). */
-static int cmp(const void *a, const void *b) {
-  const struct cblock *x = a, *y = b;
-  uintptr_t xe = x->tgt + (x->size ? x->size : 1);
-  uintptr_t ye = y->tgt + (y->size ? y->size : 1);
-  if (xe <= y->tgt)
-    return -1;
-  if (ye <= x->tgt)
-    return 1;
-  return 0;
+/* ---- the treap of live blocks ---- */
+
+static uintptr_t end_of(const struct cblock *b) {
+  return b->tgt + (b->size ? b->size : 1); /* an empty block: one byte */
+}
+
+static uint64_t prio_of(uintptr_t k) {
+  uint64_t x = (uint64_t)k + 0x9e3779b97f4a7c15ull;
+  x = (x ^ x >> 30) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ x >> 27) * 0x94d049bb133111ebull;
+  return x ^ x >> 31;
+}
+
+/* Insert B (no live block starts where it does) under ROOT. */
+static struct cblock *t_insert(struct cblock *root, struct cblock *b) {
+  if (!root)
+    return b;
+  if (b->tgt < root->tgt) {
+    root->left = t_insert(root->left, b);
+    if (root->left->prio > root->prio) { /* rotate right */
+      struct cblock *l = root->left;
+      root->left = l->right;
+      l->right = root;
+      return l;
+    }
+  } else {
+    root->right = t_insert(root->right, b);
+    if (root->right->prio > root->prio) { /* rotate left */
+      struct cblock *r = root->right;
+      root->right = r->left;
+      r->left = root;
+      return r;
+    }
+  }
+  return root;
+}
+
+static struct cblock *t_join(struct cblock *l, struct cblock *r) {
+  if (!l || !r)
+    return l ? l : r;
+  if (l->prio > r->prio) {
+    l->right = t_join(l->right, r);
+    return l;
+  }
+  r->left = t_join(l, r->left);
+  return r;
+}
+
+/* Take B out of ROOT's tree (nothing if B is not in it). */
+static struct cblock *t_remove(struct cblock *root, struct cblock *b) {
+  struct cblock **link = &root;
+  while (*link && *link != b)
+    link = b->tgt < (*link)->tgt ? &(*link)->left : &(*link)->right;
+  if (*link) {
+    *link = t_join(b->left, b->right);
+    b->left = b->right = NULL;
+  }
+  return root;
+}
+
+/* The live block with the greatest start <= X. */
+static struct cblock *t_floor(struct cblock *n, uintptr_t x) {
+  struct cblock *best = NULL;
+  while (n) {
+    if (n->tgt <= x) {
+      best = n;
+      n = n->right;
+    } else {
+      n = n->left;
+    }
+  }
+  return best;
+}
+
+/* A live block of T overlapping [LO, HI) (HI > LO), or NULL. */
+static struct cblock *t_overlap(const struct devtab *t, uintptr_t lo,
+                                uintptr_t hi) {
+  struct cblock *b = t_floor(t->live, hi - 1);
+  return b && end_of(b) > lo ? b : NULL;
 }
 
 struct cblock *cb_find_range(int32_t dev, uintptr_t tgt, uintptr_t size) {
@@ -135,13 +206,8 @@ struct cblock *cb_find_range(int32_t dev, uintptr_t tgt, uintptr_t size) {
   struct cblock *s = by_start(t, tgt);
   if (s)
     return size <= (s->size ? s->size : 1) ? s : NULL;
-  struct cblock key = {.tgt = tgt, .size = size ? size : 1};
-  void **n = tfind(&key, &t->live, cmp);
-  if (!n)
-    return NULL;
-  struct cblock *b = *n;
-  uintptr_t be = b->tgt + (b->size ? b->size : 1);
-  return tgt >= b->tgt && tgt + (size ? size : 1) <= be ? b : NULL;
+  struct cblock *b = t_floor(t->live, tgt);
+  return b && tgt + (size ? size : 1) <= end_of(b) ? b : NULL;
 }
 
 struct cblock *cb_find(int32_t dev, uintptr_t tgt) {
@@ -210,23 +276,18 @@ struct cblock *cb_add(int32_t dev, uintptr_t tgt, uintptr_t size,
   b->size = size;
   b->kind = kind;
   b->alloc_seq = ++seq;
+  b->prio = prio_of(tgt);
   /* A block the table missed the end of (a free it did not see): gone. */
-  void **n;
-  while ((n = tsearch(b, &t->live, cmp)) != NULL && *n != b) {
-    struct cblock *old = *n;
-    tdelete(old, &t->live, cmp);
+  struct cblock *old;
+  while ((old = t_overlap(t, tgt, end_of(b))) != NULL) {
+    t->live = t_remove(t->live, old);
     hash_drop(t, old);
     if (old->kind == CB_GLOBAL)
       unlink_global(t, old);
     release(old);
     drop_block(old);
   }
-  if (!n) {
-    drop_block(b);
-    ompemu_error("ompemu", "check: out of memory recording device block "
-                 OMPEMU_PTR " of device %d", OMPEMU_P(tgt), (int)dev);
-    return NULL;
-  }
+  t->live = t_insert(t->live, b);
   hash_put(t, b);
   if (kind == CB_GLOBAL) {
     b->next_global = t->globals;
@@ -239,7 +300,7 @@ void cb_free(struct cblock *b, const char *where) {
   struct devtab *t = tab(b->dev, 0);
   if (!t)
     return;
-  tdelete(b, &t->live, cmp);
+  t->live = t_remove(t->live, b);
   hash_drop(t, b);
   if (b->kind == CB_GLOBAL)
     unlink_global(t, b);
@@ -263,26 +324,20 @@ struct cblock *cb_globals(int32_t dev) {
   return t ? t->globals : NULL;
 }
 
-/* twalk has no argument: the walk's state, under check_lock. */
-static int (*walk_fn)(struct cblock *, void *);
-static void *walk_arg;
-static int walk_stop;
-
-static void walk(const void *node, VISIT v, int depth) {
-  (void)depth;
-  if (walk_stop || (v != postorder && v != leaf))
-    return;
-  if (walk_fn(*(struct cblock *const *)node, walk_arg))
-    walk_stop = 1;
+/* In address order; 1 once FN returned non-zero. */
+static int walk(struct cblock *n, int (*fn)(struct cblock *, void *),
+                void *arg) {
+  for (; n; n = n->right) {
+    if (walk(n->left, fn, arg) || fn(n, arg))
+      return 1;
+  }
+  return 0;
 }
 
 void cb_foreach(int (*fn)(struct cblock *b, void *arg), void *arg) {
-  walk_fn = fn;
-  walk_arg = arg;
-  walk_stop = 0;
-  for (int d = 0; d < MAX_DEVICES && !walk_stop; d++)
-    if (devs[d] && devs[d]->live)
-      twalk(devs[d]->live, walk);
+  for (int d = 0; d < MAX_DEVICES; d++)
+    if (devs[d] && walk(devs[d]->live, fn, arg))
+      return;
 }
 
 void cb_link(struct cblock *b, uintptr_t to) {
@@ -297,9 +352,9 @@ void cb_link(struct cblock *b, uintptr_t to) {
   b->edges = e;
 }
 
-unsigned char *cb_expect(struct cblock *b) {
-  if (!b->expect && b->size)
-    b->expect = calloc(1, b->size);
+unsigned char *cb_expect(struct cblock *b, int whole) {
+  if (!b->expect && b->size) /* zeros where no copy wrote yet */
+    b->expect = whole ? malloc(b->size) : calloc(1, b->size);
   return b->expect;
 }
 
@@ -321,10 +376,7 @@ uint64_t cb_next_seq(void) { return ++seq; }
 int cb_is_device_anchor(uintptr_t lo, uintptr_t hi) {
   for (int d = 0; d < MAX_DEVICES; d++) {
     struct devtab *t = devs[d];
-    if (!t || !t->live)
-      continue;
-    struct cblock key = {.tgt = lo, .size = hi > lo ? hi - lo : 1};
-    if (tfind(&key, &t->live, cmp))
+    if (t && t->live && t_overlap(t, lo, hi > lo ? hi : lo + 1))
       return 1;
   }
   return 0;

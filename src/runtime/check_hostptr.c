@@ -21,6 +21,7 @@
 #define _GNU_SOURCE
 #include "config.h"
 #include "check.h"
+#include "wordscan.h"
 #include "core.h"
 
 #include <dlfcn.h>
@@ -245,9 +246,14 @@ void hostptr_after_copy_to(struct cblock *b, uintptr_t tgt, uintptr_t hst,
   if (!b || rt_usm() || size < WORD)
     return;
   uintptr_t first = (hst + WORD - 1) & ~(uintptr_t)(WORD - 1);
-  for (uintptr_t h = first; h + WORD <= hst + size; h += WORD) {
+  size_t words = first + WORD <= hst + size ? (hst + size - first) / WORD : 0;
+  for (size_t i = 0;
+       (i += ompemu_first_word_in((const void *)(first + i * WORD), words - i,
+                                  LOW_LIMIT, USER_END - LOW_LIMIT)) < words;
+       i++) {
+    uintptr_t h = first + i * WORD;
     uintptr_t v = *(const uintptr_t *)h;
-    if (v < LOW_LIMIT || v >= USER_END || !is_host_data(v))
+    if (!is_host_data(v))
       continue;
     uintptr_t slot = tgt + (h - hst);
     char desc[240], var[80], mt[48];

@@ -25,6 +25,7 @@ uint32_t obs_mask;
 static _Atomic int shut_down;
 static const struct obs_observer *observers[MAX_OBSERVERS];
 static int nobservers;
+static int timed; /* some observer reads t0 / t1 */
 static _Atomic int finished;
 
 /* Per thread: the construct it is in, the variable its next ALLOC or COPY
@@ -58,6 +59,8 @@ int obs_register(const struct obs_observer *o) {
     return -1;
   }
   observers[nobservers] = o;
+  if (o->timed)
+    __atomic_store_n(&timed, 1, __ATOMIC_RELEASE);
   __atomic_store_n(&nobservers, nobservers + 1, __ATOMIC_RELEASE);
   __atomic_fetch_or(&obs_mask, o->points, __ATOMIC_RELEASE);
   return 0;
@@ -111,7 +114,7 @@ static void fill(struct obs_event *e, enum obs_point p, struct rt_device *d) {
   e->region = cur_region;
   e->note = NULL;
   e->ompt_op = 0;
-  e->t0 = e->t1 = obs_now();
+  e->t0 = e->t1 = timed ? obs_now() : 0;
 }
 
 int obs_begin(struct obs_event *e, enum obs_point p, struct rt_device *d) {
@@ -122,7 +125,8 @@ int obs_begin(struct obs_event *e, enum obs_point p, struct rt_device *d) {
 void obs_end(struct obs_event *e, int result) {
   if (e->vetoed)
     return; /* its observers had their end at the veto */
-  e->t1 = obs_now();
+  if (timed)
+    e->t1 = obs_now();
   e->result = result ? -1 : 0;
   if (e->point == OBS_COPY_TO || e->point == OBS_COPY_FROM)
     cur_op = 0;

@@ -152,6 +152,10 @@ struct obs_observer {
   uint32_t points;
   int (*event)(struct obs_event *e, enum obs_phase ph);
   void (*finish)(int fatal);
+  /* 1 if it reads the events' times (t0, t1): events are timed only when
+   * some observer does (a clock read costs more than the checker's
+   * cheapest events). */
+  int timed;
 };
 
 /* Observers are registered by the set-up functions listed in observe.c:

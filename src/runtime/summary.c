@@ -233,6 +233,7 @@ static struct obs_observer summary_observer = {
     .points = OBS_BIT(OBS_KERNEL) | OBS_BIT(OBS_DEV_RUN) |
               OBS_BIT(OBS_COPY_TO) | OBS_BIT(OBS_COPY_FROM) |
               OBS_BIT(OBS_REGION),
+    .timed = 1,
     .event = summary_event,
     .finish = summary_finish,
 };

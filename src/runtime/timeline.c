@@ -256,6 +256,7 @@ static struct obs_observer timeline_observer = {
               OBS_BIT(OBS_ASSOC) | OBS_BIT(OBS_DEVICE_INIT) |
               OBS_BIT(OBS_IMAGE_LOAD) | OBS_BIT(OBS_DEV_RUN) |
               OBS_BIT(OBS_DEV_WAIT),
+    .timed = 1,
     .event = tl_event,
     .finish = tl_finish,
 };

@@ -9,6 +9,13 @@ tests_unit_test_abi_SOURCES = tests/unit/test_abi.c
 tests_unit_test_abi_CFLAGS = $(unit_cflags)
 tests_unit_test_abi_LDADD = src/common/libompemu_common.la $(unit_ldadd)
 
+# src/common/wordscan.c: the checking mode's scan for addresses.
+check_PROGRAMS += tests/unit/test_wordscan
+TESTS += tests/unit/test_wordscan
+tests_unit_test_wordscan_SOURCES = tests/unit/test_wordscan.c
+tests_unit_test_wordscan_CFLAGS = $(unit_cflags) -I$(top_srcdir)/src/common
+tests_unit_test_wordscan_LDADD = src/common/libompemu_common.la $(unit_ldadd)
+
 include tests/unit/emu.mk
 include tests/unit/loader.mk
 include tests/unit/rt.mk

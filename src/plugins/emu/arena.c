@@ -355,7 +355,7 @@ static struct layout layout_of(const struct emu_arena *a, size_t size) {
     size_t bsize = round_up(size ? size : 1, al);
     l.body = round_up(bsize, PAGE);
     l.offset = l.body - bsize;
-    l.guarded = a->guarded < EMU_CHECK_GUARDED_MAX;
+    l.guarded = a->guarded < EMU_CHECK_GUARDED_MAX && !a->no_maps;
     l.len = l.body + (l.guarded ? PAGE : 0);
     return l;
   }
@@ -385,8 +385,11 @@ static int make_accessible(struct emu_arena *a, uintptr_t p, uintptr_t fend,
                                            &guard_rw)
                         : 0;
   if (guard_rw &&
-      mprotect((void *)(p + l->body), l->len - l->body, PROT_NONE) != 0)
-    return -1;
+      mprotect((void *)(p + l->body), l->len - l->body, PROT_NONE) != 0) {
+    if (errno != ENOMEM)
+      return -1;
+    arena_out_of_maps(a); /* the guard stays read-write */
+  }
   if (rw == l->body)
     return 0;
   size_t ahead = 0;
@@ -399,8 +402,13 @@ static int make_accessible(struct emu_arena *a, uintptr_t p, uintptr_t fend,
       (void)arena_unprot_cut(a, e, ahead, ahead, &c, &g);
     }
   }
-  if (mprotect((void *)p, l->body + ahead, PROT_READ | PROT_WRITE) != 0)
-    return -1;
+  if (mprotect((void *)p, l->body + ahead, PROT_READ | PROT_WRITE) != 0) {
+    if (errno != ENOMEM)
+      return -1;
+    arena_out_of_maps(a); /* opens what was allocated before: try again */
+    if (mprotect((void *)p, l->body + ahead, PROT_READ | PROT_WRITE) != 0)
+      return -1;
+  }
   /* A guard page on fresh ground is marked MADV_DONTDUMP: a mapping of its
    * own that never merges with the bodies beside it, so a block of the
    * same layout allocated there again changes the protection of exactly
@@ -409,7 +417,7 @@ static int make_accessible(struct emu_arena *a, uintptr_t p, uintptr_t fend,
    * pages as the quarantine holds blocks are ever marked (enough for a
    * loop that cycles through it), as each may stay a mapping of its own
    * and the kernel limits their number. */
-  if (l->guarded && p + l->len > a->hwm &&
+  if (l->guarded && !a->no_maps && p + l->len > a->hwm &&
       a->dontdump < 2 * EMU_CHECK_QUARANTINE_MAX &&
       madvise((void *)(p + l->body), PAGE, MADV_DONTDUMP) == 0)
     a->dontdump++;
@@ -544,6 +552,8 @@ int arena_free(struct emu_arena *a, void *ptr) {
                        (slack_ok || owed ? UNPROT_CLEAN : 0) |
                            (n->flags & ANODE_EXPOSED ? UNPROT_URGENT : 0));
     }
+    else if (a->no_maps)
+      arena_fill(a, n->key, body, 1);
     else if (mmap((void *)n->key, body, PROT_NONE,
                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED,
                   -1, 0) == MAP_FAILED)

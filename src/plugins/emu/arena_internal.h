@@ -42,6 +42,9 @@ struct emu_arena {
   atomic_ulong settles;   /* arena_settle calls: kernels launched */
   size_t guarded;         /* check mode: live blocks with a guard page */
   size_t dontdump;        /* check mode: guard pages marked MADV_DONTDUMP */
+  int no_maps;            /* check mode: the process ran out of memory
+                           * mappings: 1 found, 2 protection given up
+                           * (arena_out_of_maps) */
   uintptr_t hwm;          /* end of the highest extent ever allocated */
   size_t cool_max_blocks, cool_max_bytes;
 };
@@ -83,6 +86,9 @@ size_t arena_unprot_cut(struct emu_arena *a, uintptr_t p, size_t len,
 void arena_unprot_flush(struct emu_arena *a);
 void arena_unprot_before_kernel(struct emu_arena *a);
 void arena_unprot_arg(struct emu_arena *a, uintptr_t p);
+/* Check mode: mprotect failed for want of mappings (ENOMEM): give page
+ * protection up for good (arena_protect.c). */
+void arena_out_of_maps(struct emu_arena *a);
 /* The live block whose extent holds P, or NULL. */
 struct anode *arena_extent_of(const struct emu_arena *a, uintptr_t p);
 /* Check mode: report overwritten slack around live block N; 1 if all of

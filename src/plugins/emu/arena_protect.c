@@ -27,11 +27,44 @@
 #include <string.h>
 #include <sys/mman.h>
 
+static void release_one(struct anode *s, void *arg);
+
+/* Each PROT_NONE range between accessible ones is a mapping of its own,
+ * and the kernel limits a process's mappings (vm.max_map_count, 65530 by
+ * default): tens of thousands of small blocks freed in a scattered order
+ * reach it, and then mprotect fails with ENOMEM, both making freed pages
+ * inaccessible and opening pages for a new block.  The arena then says so
+ * once and gives page protection up: everything allocated so far becomes
+ * read-write again (one mapping, where the limit allows it), freed blocks
+ * stay accessible holding the poison, and new blocks get no guard page
+ * (layout_of in arena.c).  The program runs on with the other checks. */
+void arena_out_of_maps(struct emu_arena *a) {
+  if (a->no_maps == 2)
+    return;
+  a->no_maps = 2;
+  ompemu_warning("emu", "device %d: check: the process has no memory "
+                 "mappings left (vm.max_map_count): from here on freed %s "
+                 "blocks stay accessible (holding the poison) and blocks get "
+                 "no guard page", a->dev, a->what);
+  atree_walk(a->unprot, release_one, a);
+  a->unprot = NULL;
+  a->nunprot = 0;
+  a->unprot_urgent = 0;
+  size_t used = a->hwm > a->base ? a->hwm - a->base : 0;
+  if (used && mprotect((void *)a->base, used, PROT_READ | PROT_WRITE) != 0)
+    mprotect((void *)a->base, a->span, PROT_READ | PROT_WRITE);
+}
+
 static void protect(struct emu_arena *a, uintptr_t p, size_t len) {
-  if (len && mprotect((void *)p, len, PROT_NONE) != 0)
-    ompemu_error("emu", "device %d: check: cannot make the freed %s range ["
-                 OMPEMU_PTR ", " OMPEMU_PTR ") inaccessible: %s", a->dev,
-                 a->what, OMPEMU_P(p), OMPEMU_P(p + len), strerror(errno));
+  if (!len || a->no_maps || mprotect((void *)p, len, PROT_NONE) == 0)
+    return;
+  if (errno == ENOMEM) {
+    a->no_maps = 1; /* arena_out_of_maps once the caller's walk is done */
+    return;
+  }
+  ompemu_error("emu", "device %d: check: cannot make the freed %s range ["
+               OMPEMU_PTR ", " OMPEMU_PTR ") inaccessible: %s", a->dev,
+               a->what, OMPEMU_P(p), OMPEMU_P(p + len), strerror(errno));
 }
 
 static unsigned long settles_now(struct emu_arena *a) {
@@ -40,9 +73,13 @@ static unsigned long settles_now(struct emu_arena *a) {
 
 void arena_unprot_add(struct emu_arena *a, uintptr_t p, size_t len,
                       unsigned how) {
+  if (a->no_maps)
+    return; /* stays read-write, poisoned */
   struct anode *s = apool_get(&a->pool);
   if (!s) { /* no memory to remember it: protect now */
     protect(a, p, len);
+    if (a->no_maps)
+      arena_out_of_maps(a);
     return;
   }
   if (!a->unprot)
@@ -117,6 +154,8 @@ size_t arena_unprot_cut(struct emu_arena *a, uintptr_t p, size_t len,
       apool_put(&a->pool, spare);
     s = atree_ceil(a->unprot, se);
   }
+  if (a->no_maps)
+    arena_out_of_maps(a);
   return covered;
 }
 
@@ -166,6 +205,8 @@ void arena_unprot_flush(struct emu_arena *a) {
   a->unprot = NULL;
   a->nunprot = 0;
   a->unprot_urgent = 0;
+  if (a->no_maps)
+    arena_out_of_maps(a);
 }
 
 void arena_unprot_before_kernel(struct emu_arena *a) {

@@ -4,6 +4,7 @@
  * handler. */
 #include "config.h"
 #include "arena_internal.h"
+#include "wordscan.h"
 #include "trace.h"
 
 #include <stdio.h>
@@ -148,22 +149,17 @@ void arena_note_pointers(struct emu_arena *a, const void *src, size_t n) {
   if (!arena_is_check(a) || n < sizeof(uint64_t))
     return;
   const unsigned char *c = src;
-  uintptr_t lo = a->base, hi = a->base + a->span;
-  size_t i = 0, words = n / sizeof(uint64_t);
+  size_t words = n / sizeof(uint64_t);
   uint64_t w;
   /* Most copies carry no device address: look without the lock first. */
-  for (; i < words; i++) {
-    memcpy(&w, c + i * sizeof w, sizeof w);
-    if (w >= lo && w < hi)
-      break;
-  }
+  size_t i = ompemu_first_word_in(c, words, a->base, a->span);
   if (i == words)
     return;
   pthread_mutex_lock(&a->lock);
-  for (; i < words; i++) {
+  for (; (i += ompemu_first_word_in(c + i * sizeof w, words - i, a->base,
+                                    a->span)) < words;
+       i++) {
     memcpy(&w, c + i * sizeof w, sizeof w);
-    if (w < lo || w >= hi)
-      continue;
     struct anode *b = arena_extent_of(a, (uintptr_t)w);
     if (b)
       b->flags |= ANODE_EXPOSED;

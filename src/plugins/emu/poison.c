@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <string.h>
+#include <wchar.h>
 
 /* The canary checks read bytes that ASan was told are off limits. */
 #if defined(__SANITIZE_ADDRESS__)
@@ -31,16 +32,15 @@ void poison_fill(enum emu_poison_kind kind, void *p, size_t n) {
     return;
   }
   unsigned char *c = p;
-  while (n && ((uintptr_t)c & 7)) {
+  while (n && ((uintptr_t)c & 3)) {
     *c = check_byte((uintptr_t)c);
     c++, n--;
   }
-  uint64_t w = (uint64_t)EMU_CHECK_POISON_WORD << 32 | EMU_CHECK_POISON_WORD;
-  uint64_t *q = (uint64_t *)(void *)c;
-  for (size_t i = 0; i < n / 8; i++)
-    q[i] = w;
-  c += n / 8 * 8;
-  n %= 8;
+  /* Each aligned 32-bit word is the poison word: glibc's wmemset (wchar_t
+   * is 32 bits here) stores it with vector stores. */
+  wmemset((wchar_t *)(void *)c, (wchar_t)EMU_CHECK_POISON_WORD, n / 4);
+  c += n / 4 * 4;
+  n %= 4;
   while (n--) {
     *c = check_byte((uintptr_t)c);
     c++;
@@ -59,11 +59,32 @@ NO_ASAN size_t poison_count(enum emu_poison_kind kind, const void *p, size_t n) 
     count += *c == check_byte((uintptr_t)c);
     c++, n--;
   }
-  const uint32_t *q = (const uint32_t *)(const void *)c;
-  for (size_t i = 0; i < n / 4; i++)
-    count += q[i] == EMU_CHECK_POISON_WORD ? 4 : 0;
-  c += n / 4 * 4;
-  n %= 4;
+  if (n >= 4 && ((uintptr_t)c & 4)) {
+    uint32_t v;
+    memcpy(&v, c, 4);
+    count += v == EMU_CHECK_POISON_WORD ? 4 : 0;
+    c += 4, n -= 4;
+  }
+  /* Eight bytes at a time (a whole-word match is the usual case). */
+  const uint64_t w2 = (uint64_t)EMU_CHECK_POISON_WORD << 32 |
+                      EMU_CHECK_POISON_WORD;
+  const uint64_t *q = (const uint64_t *)(const void *)c;
+  for (size_t i = 0; i < n / 8; i++) {
+    uint64_t v = q[i];
+    if (v == w2)
+      count += 8;
+    else
+      count += ((uint32_t)v == EMU_CHECK_POISON_WORD ? 4 : 0) +
+               ((uint32_t)(v >> 32) == EMU_CHECK_POISON_WORD ? 4 : 0);
+  }
+  c += n / 8 * 8;
+  n %= 8;
+  if (n >= 4) {
+    uint32_t v;
+    memcpy(&v, c, 4);
+    count += v == EMU_CHECK_POISON_WORD ? 4 : 0;
+    c += 4, n -= 4;
+  }
   while (n--) {
     count += *c == check_byte((uintptr_t)c);
     c++;
