@@ -30,9 +30,11 @@ long wait_now_ns(void) {
  * transfer instead of a futex wake-up, but only while both threads have a
  * CPU: on a loaded machine a spinner burns the time slice the other thread
  * needs and the scheduler then penalises it.  So a host waiting for a
- * worker keeps a budget: doubled (up to the OMPEMU_SPIN_US maximum) when
- * a spin succeeds, dropped to 0 when it runs out; every 8th wait probes with at least 2 us
- * so the budget recovers once the machine is quiet again. */
+ * worker keeps a budget: doubled (up to its maximum) when a spin
+ * succeeds, dropped to 0 when it runs out; every 8th wait probes with at
+ * least 2 us so the budget recovers once the machine is quiet again.  (An
+ * idle worker's budget follows the gaps between its commands instead:
+ * wait_idle_budget.) */
 long wait_budget_get(struct spin_budget *b, long max) {
   long ns = atomic_load_explicit(&b->ns, memory_order_relaxed);
   unsigned k = atomic_fetch_add_explicit(&b->waits, 1, memory_order_relaxed);
