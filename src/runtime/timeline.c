@@ -207,7 +207,7 @@ static void fill_rec(struct tl_rec *r, const struct obs_event *e) {
 }
 
 /* Change T's open events (the owner thread only): a sequence lock for
- * the fatal-signal reader (tl_open_snapshot). */
+ * the fatal-signal reader (open_snapshot, timeline_write.c). */
 static void open_change_begin(struct tl_thread *t) {
   unsigned g = atomic_load_explicit(&t->open_gen, memory_order_relaxed);
   atomic_store_explicit(&t->open_gen, g + 1, memory_order_relaxed);
@@ -256,22 +256,6 @@ static int tl_event(struct obs_event *e, enum obs_phase ph) {
       open_change_end(t);
       break;
     }
-  return 0;
-}
-
-size_t tl_open_snapshot(struct tl_thread *t, struct tl_rec *out) {
-  for (int tries = 0; tries < 100; tries++) {
-    unsigned g = atomic_load_explicit(&t->open_gen, memory_order_acquire);
-    if (g & 1)
-      continue;
-    int n = atomic_load_explicit(&t->nopen, memory_order_relaxed);
-    if (n < 0 || n > TL_OPEN)
-      continue;
-    memcpy(out, t->open, (size_t)n * sizeof *out);
-    atomic_thread_fence(memory_order_acquire);
-    if (atomic_load_explicit(&t->open_gen, memory_order_relaxed) == g)
-      return (size_t)n;
-  }
   return 0;
 }
 

@@ -85,8 +85,4 @@ RT_HIDDEN extern struct tl_state tl; /* defined in timeline_write.c */
  * FATAL: the process is aborting (no lock waited for). */
 RT_HIDDEN void tl_write(int fatal);
 
-/* timeline.c: copy T's open events into OUT (TL_OPEN records) as they
- * are at one moment; their number (0 if T kept changing them). */
-RT_HIDDEN size_t tl_open_snapshot(struct tl_thread *t, struct tl_rec *out);
-
 #endif

@@ -508,11 +508,30 @@ static const struct tl_rec *track_rec(struct track *tr, size_t k) {
   return &rec_at(tr->t, k)->rec[k % TL_CHUNK];
 }
 
+/* Copy T's open events into OUT (TL_OPEN records) as they are at one
+ * moment (T changes them under its OPEN_GEN sequence lock, timeline.c);
+ * their number (0 if T kept changing them). */
+static size_t open_snapshot(struct tl_thread *t, struct tl_rec *out) {
+  for (int tries = 0; tries < 100; tries++) {
+    unsigned g = atomic_load_explicit(&t->open_gen, memory_order_acquire);
+    if (g & 1)
+      continue;
+    int n = atomic_load_explicit(&t->nopen, memory_order_relaxed);
+    if (n < 0 || n > TL_OPEN)
+      continue;
+    memcpy(out, t->open, (size_t)n * sizeof *out);
+    atomic_thread_fence(memory_order_acquire);
+    if (atomic_load_explicit(&t->open_gen, memory_order_relaxed) == g)
+      return (size_t)n;
+  }
+  return 0;
+}
+
 /* TR's unfinished events: T's open ones (taken before its count: an event
  * ends after it is published) not among its first COUNT records, ending
  * at NOW. */
 static void take_unfinished(struct track *tr, int64_t now) {
-  size_t n = tl_open_snapshot(tr->t, tr->extra), keep = 0;
+  size_t n = open_snapshot(tr->t, tr->extra), keep = 0;
   tr->count = atomic_load_explicit(&tr->t->count, memory_order_acquire);
   for (size_t j = 0; j < n; j++) {
     int seen = 0;
