@@ -127,13 +127,8 @@ static const uint8_t type_of[OBS_NPOINTS] = {
     [OBS_DEV_WAIT] = TL_DEV_WAIT,
 };
 
-static int tl_event(struct obs_event *e, enum obs_phase ph) {
-  if (ph == OBS_PH_BEGIN)
-    return 0; /* pairs are recorded at their end, with both times */
-  struct tl_thread *t = me();
-  struct tl_rec *r = t ? slot(t) : NULL;
-  if (!r)
-    return 0;
+/* Fill R from E. */
+static void fill_rec(struct tl_rec *r, const struct obs_event *e) {
   r->type = type_of[e->point];
   r->flags = e->result ? TL_FAILED : 0;
   r->device = (int16_t)e->device;
@@ -209,7 +204,58 @@ static int tl_event(struct obs_event *e, enum obs_phase ph) {
   default:
     break;
   }
-  publish(t);
+}
+
+/* Change T's open events (the owner thread only): a sequence lock for
+ * the fatal-signal reader (open_snapshot, timeline_write.c). */
+static void open_change_begin(struct tl_thread *t) {
+  unsigned g = atomic_load_explicit(&t->open_gen, memory_order_relaxed);
+  atomic_store_explicit(&t->open_gen, g + 1, memory_order_relaxed);
+  atomic_thread_fence(memory_order_release);
+}
+
+static void open_change_end(struct tl_thread *t) {
+  unsigned g = atomic_load_explicit(&t->open_gen, memory_order_relaxed);
+  atomic_store_explicit(&t->open_gen, g + 1, memory_order_release);
+}
+
+/* Pairs are recorded at their end, with both times; at their begin they
+ * are noted as open, so that a timeline written on a fatal signal shows
+ * them as unfinished (the kernel that faulted, the construct and the wait
+ * around it), whichever thread faults first. */
+static int tl_event(struct obs_event *e, enum obs_phase ph) {
+  struct tl_thread *t = me();
+  if (!t)
+    return 0;
+  if (ph == OBS_PH_BEGIN) {
+    int n = atomic_load_explicit(&t->nopen, memory_order_relaxed);
+    if (n < TL_OPEN) {
+      open_change_begin(t);
+      fill_rec(&t->open[n], e);
+      atomic_store_explicit(&t->nopen, n + 1, memory_order_relaxed);
+      open_change_end(t);
+    }
+    return 0;
+  }
+  struct tl_rec *r = slot(t);
+  if (r) {
+    fill_rec(r, e);
+    publish(t);
+  }
+  if (ph != OBS_PH_END)
+    return 0;
+  /* Published before it is closed: a reader that takes the open events
+   * first, then the count, sees it at least once (tl_write drops the
+   * copy it sees twice). */
+  int n = atomic_load_explicit(&t->nopen, memory_order_relaxed);
+  for (int i = n; i-- > 0;)
+    if (t->open[i].id == e->id) {
+      open_change_begin(t);
+      memmove(&t->open[i], &t->open[i + 1], (size_t)(n - 1 - i) * sizeof *r);
+      atomic_store_explicit(&t->nopen, n - 1, memory_order_relaxed);
+      open_change_end(t);
+      break;
+    }
   return 0;
 }
 

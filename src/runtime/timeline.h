@@ -27,7 +27,7 @@ enum tl_type {
   TL_DEV_WAIT     /* the plugin's wait on WORKER's queue (host thread) */
 };
 
-enum { TL_FAILED = 1, TL_NOWAIT = 2, TL_QUEUED = 4 };
+enum { TL_FAILED = 1, TL_NOWAIT = 2, TL_QUEUED = 4, TL_UNFINISHED = 8 };
 
 struct tl_rec {
   uint8_t type, flags;
@@ -44,6 +44,7 @@ struct tl_rec {
 };
 
 #define TL_CHUNK 4096
+#define TL_OPEN 8 /* open events kept per thread (nesting depth) */
 struct tl_chunk {
   struct tl_chunk *next;
   struct tl_rec rec[TL_CHUNK];
@@ -59,6 +60,12 @@ struct tl_thread {
   struct tl_chunk *first, *last;
   _Atomic size_t count;
   _Atomic size_t dropped;
+  /* Events begun and not ended (a construct, the kernel or wait inside
+   * it), innermost last; changed by the thread only, under OPEN_GEN (odd
+   * while changing), read by the writer on a fatal signal. */
+  struct tl_rec open[TL_OPEN];
+  _Atomic int nopen;
+  _Atomic unsigned open_gen;
 };
 
 struct tl_state {

@@ -160,6 +160,9 @@ static const char *str(uint32_t i) {
 struct track {
   struct tl_thread *t;
   size_t count;
+  /* On a fatal signal: the events T had begun and not ended. */
+  struct tl_rec extra[TL_OPEN];
+  size_t nextra;
   int tid; /* host: 1, 2, ... */
   /* What the thread did first (the construct's source, the name of what
    * it touched): orders the tracks of threads that raced to register. */
@@ -252,6 +255,16 @@ static void dur(const struct tl_rec *r) {
   put_us(r->t1 - r->t0);
 }
 
+/* The end of an event's args: failed, unfinished (written on a fatal
+ * signal before it ended). */
+static void end_args(const struct tl_rec *r) {
+  if (r->flags & TL_FAILED)
+    puts_(",\"failed\":true");
+  if (r->flags & TL_UNFINISHED)
+    puts_(",\"unfinished\":true");
+  puts_("}}");
+}
+
 static void flow(const char *ph, int id, int nowait, int pid, int tid,
                  int64_t ts) {
   head(nowait ? "nowait launch" : "launch", "launch", ph, pid, tid, ts);
@@ -280,7 +293,7 @@ static void host_record(const struct ctx *x, const struct tl_rec *r, int tid) {
     put_kv(",\"args\":{\"device\":", r->device);
     puts_(",\"source\":");
     put_str(src);
-    puts_(r->flags & TL_FAILED ? ",\"failed\":true}}" : "}}");
+    end_args(r);
     return;
   case TL_ALLOC:
   case TL_FREE:
@@ -309,7 +322,7 @@ static void host_record(const struct ctx *x, const struct tl_rec *r, int tid) {
     put_str(src);
     if (r->flags & TL_QUEUED)
       puts_(",\"async\":true");
-    puts_(r->flags & TL_FAILED ? ",\"failed\":true}}" : "}}");
+    end_args(r);
     return;
   }
   case TL_KERNEL: {
@@ -325,7 +338,7 @@ static void host_record(const struct ctx *x, const struct tl_rec *r, int tid) {
     puts_(r->flags & TL_NOWAIT ? ",\"nowait\":true" : ",\"nowait\":false");
     puts_(",\"entry\":");
     put_addr(r->tgt);
-    puts_(r->flags & TL_FAILED ? ",\"failed\":true}}" : "}}");
+    end_args(r);
     struct by_id *b = find(x->ops, x->nops, r->id);
     if (b && b->flow)
       flow("s", b->flow, r->flags & TL_NOWAIT, 1, tid, r->t0 + 1);
@@ -339,7 +352,7 @@ static void host_record(const struct ctx *x, const struct tl_rec *r, int tid) {
     put_kv(",\"args\":{\"device\":", r->device);
     puts_(",\"completes\":");
     put_str(kn ? kn : "copies");
-    puts_("}}");
+    end_args(r);
     if (k && k->flow) {
       struct by_id *dv = find(x->devs, x->ndevs, r->link);
       int64_t ts = r->t0 + 1;
@@ -398,7 +411,7 @@ static void host_record(const struct ctx *x, const struct tl_rec *r, int tid) {
     dur(r);
     put_kv(",\"args\":{\"device\":", r->device);
     put_kv(",\"worker\":", r->worker);
-    puts_("}}");
+    end_args(r);
     return;
   default:
     return;
@@ -467,11 +480,11 @@ static int cmp_track(const void *a, const void *b) {
   return c ? c : x->t->seq - y->t->seq;
 }
 
-/* Iterate over the first N records of thread T. */
-#define EACH(t, n, r)                                                          \
-  for (size_t k_ = 0; k_ < (n); k_++)                                          \
-    for (const struct tl_rec *r = &rec_at((t), k_)->rec[k_ % TL_CHUNK]; r;     \
-         r = NULL)
+/* Iterate over the records of track TR: its thread's first COUNT, then
+ * its unfinished ones. */
+#define EACH(tr, r)                                                            \
+  for (size_t k_ = 0; k_ < (tr)->count + (tr)->nextra; k_++)                   \
+    for (const struct tl_rec *r = track_rec((tr), k_); r; r = NULL)
 
 static struct tl_chunk *rec_at(struct tl_thread *t, size_t k) {
   static struct tl_thread *last_t;
@@ -489,7 +502,52 @@ static struct tl_chunk *rec_at(struct tl_thread *t, size_t k) {
   return last_c;
 }
 
-static void write_all(void) {
+static const struct tl_rec *track_rec(struct track *tr, size_t k) {
+  if (k >= tr->count)
+    return &tr->extra[k - tr->count];
+  return &rec_at(tr->t, k)->rec[k % TL_CHUNK];
+}
+
+/* Copy T's open events into OUT (TL_OPEN records) as they are at one
+ * moment (T changes them under its OPEN_GEN sequence lock, timeline.c);
+ * their number (0 if T kept changing them). */
+static size_t open_snapshot(struct tl_thread *t, struct tl_rec *out) {
+  for (int tries = 0; tries < 100; tries++) {
+    unsigned g = atomic_load_explicit(&t->open_gen, memory_order_acquire);
+    if (g & 1)
+      continue;
+    int n = atomic_load_explicit(&t->nopen, memory_order_relaxed);
+    if (n < 0 || n > TL_OPEN)
+      continue;
+    memcpy(out, t->open, (size_t)n * sizeof *out);
+    atomic_thread_fence(memory_order_acquire);
+    if (atomic_load_explicit(&t->open_gen, memory_order_relaxed) == g)
+      return (size_t)n;
+  }
+  return 0;
+}
+
+/* TR's unfinished events: T's open ones (taken before its count: an event
+ * ends after it is published) not among its first COUNT records, ending
+ * at NOW. */
+static void take_unfinished(struct track *tr, int64_t now) {
+  size_t n = open_snapshot(tr->t, tr->extra), keep = 0;
+  tr->count = atomic_load_explicit(&tr->t->count, memory_order_acquire);
+  for (size_t j = 0; j < n; j++) {
+    int seen = 0;
+    for (size_t k = tr->count; k-- > 0 && !seen;)
+      seen = rec_at(tr->t, k)->rec[k % TL_CHUNK].id == tr->extra[j].id;
+    if (seen)
+      continue;
+    tr->extra[keep] = tr->extra[j];
+    tr->extra[keep].t1 = now > tr->extra[j].t0 ? now : tr->extra[j].t0;
+    tr->extra[keep].flags |= TL_UNFINISHED;
+    keep++;
+  }
+  tr->nextra = keep;
+}
+
+static void write_all(int fatal) {
   size_t nt = 0;
   for (struct tl_thread *t = tl.threads; t; t = t->next)
     nt++;
@@ -502,11 +560,15 @@ static void write_all(void) {
   }
   size_t i = 0, nops = 0, nwaits = 0, ndevs = 0, ndt = 0;
   unsigned long long dropped = 0;
+  int64_t now = obs_now();
   for (struct tl_thread *t = tl.threads; t; t = t->next, i++) {
     tr[i].t = t;
-    tr[i].count = atomic_load_explicit(&t->count, memory_order_acquire);
+    if (fatal)
+      take_unfinished(&tr[i], now);
+    else
+      tr[i].count = atomic_load_explicit(&t->count, memory_order_acquire);
     dropped += atomic_load(&t->dropped);
-    EACH(t, tr[i].count, r) {
+    EACH(&tr[i], r) {
       if (!tr[i].first_where && !tr[i].first_name && !is_device_rec(r) &&
           (r->where || r->name)) {
         tr[i].first_where = str(r->where);
@@ -518,7 +580,7 @@ static void write_all(void) {
   int host_tid = 0;
   for (i = 0; i < nt; i++) {
     int host = 0, dev = 0;
-    EACH(tr[i].t, tr[i].count, r) {
+    EACH(&tr[i], r) {
       if (is_device_rec(r)) {
         if (!dev++) {
           dt[ndt] = (struct dtrack){r->device, r->worker, &tr[i]};
@@ -546,7 +608,7 @@ static void write_all(void) {
   if (!x.ops || !x.waits || !x.devs)
     goto out;
   for (i = 0; i < nt; i++)
-    EACH(tr[i].t, tr[i].count, r) {
+    EACH(&tr[i], r) {
       if (r->type == TL_KERNEL || r->type == TL_COPY_TO ||
           r->type == TL_COPY_FROM)
         x.ops[x.nops++] = (struct by_id){r->id, r, tr[i].tid, 0};
@@ -561,7 +623,7 @@ static void write_all(void) {
   /* Flow numbers in writing order: host tracks in order, then records. */
   int nflows = 0;
   for (i = 0; i < nt; i++)
-    EACH(tr[i].t, tr[i].count, r) {
+    EACH(&tr[i], r) {
       if (r->type != TL_KERNEL)
         continue;
       struct by_id *b = find(x.ops, x.nops, r->id);
@@ -593,7 +655,7 @@ static void write_all(void) {
     if (j == 0 || dt[j].device != dt[j - 1].device) {
       const char *plugin = NULL;
       for (i = 0; i < nt && !plugin; i++)
-        EACH(tr[i].t, tr[i].count, r) {
+        EACH(&tr[i], r) {
           if (r->type == TL_DEVICE_INIT && r->device == dt[j].device &&
               !plugin)
             plugin = str(r->name);
@@ -615,12 +677,12 @@ static void write_all(void) {
   }
   for (i = 0; i < nt; i++)
     if (tr[i].tid)
-      EACH(tr[i].t, tr[i].count, r) {
+      EACH(&tr[i], r) {
         if (!is_device_rec(r))
           host_record(&x, r, tr[i].tid);
       }
   for (size_t j = 0; j < ndt; j++)
-    EACH(dt[j].tr->t, dt[j].tr->count, r) {
+    EACH(dt[j].tr, r) {
       if (is_device_rec(r))
         device_record(&x, r);
     }
@@ -659,7 +721,7 @@ void tl_write(int fatal) {
   /* Without the lock (another thread holds it while aborting) the thread
    * list is read as it is and strings are left out. */
   names_ok = locked;
-  write_all();
+  write_all(fatal);
   if (locked)
     pthread_mutex_unlock(&tl.lock);
   close(tl.fd);

@@ -1,6 +1,7 @@
 /* Timeline test program: device code faults (a NULL store on the
  * device).  The process dies of SIGSEGV; the timeline written from the
- * signal handler must still be valid and show what ran before. */
+ * signal handler must still be valid and show what ran before, and the
+ * second construct (which cannot end before its kernel) as unfinished. */
 #include <stdio.h>
 
 static int delta[64];

@@ -144,11 +144,22 @@ fault() {
   [ $rc -eq 139 ] || [ $rc -eq 135 ] ||
     { [ $rc -eq 1 ] && grep -q 'AddressSanitizer: SEGV' "$tmp/f.err"; } ||
     { echo "exit status $rc, want death by SIGSEGV"; return 1; }
+  # The first kernel ran (host and device tracks); the host thread is
+  # inside the second construct, which cannot end before its kernel does:
+  # it is there, unfinished, with its kernel's submit (which can end on
+  # the host before or after the fault, so finished or not).
+  l1=$(grep -n 'delta\[0\] = 1' "$SRC/device_fault.c" | cut -d: -f1)
+  l2=$(grep -n '\*bad = 1' "$SRC/device_fault.c" | cut -d: -f1)
+  l1=$((l1 - 1)) l2=$((l2 - 1))
   "$CHECK" "$tmp/f.json" >"$tmp/f.txt" &&
-    has "$tmp/f.txt" 'pid=2 .*cat=kernel name=__omp_offloading_.*_main_l[0-9]+ source=device_fault.c' &&
-    has "$tmp/f.txt" 'pid=1 .*cat=kernel name=__omp_offloading_.*_main_l[0-9]+ source=device_fault.c' 2
+    has "$tmp/f.txt" "^EV ph=X pid=2 .*cat=kernel name=__omp_offloading_.*_main_l$l1 source=device_fault.c:$l1\$" &&
+    has "$tmp/f.txt" "^EV ph=X pid=1 .*cat=kernel name=__omp_offloading_.*_main_l$l1 source=device_fault.c:$l1 " &&
+    has "$tmp/f.txt" "^EV ph=X pid=1 .*cat=construct name=target source=device_fault.c:$l1 device=0\$" &&
+    has "$tmp/f.txt" "^EV ph=X pid=1 .*cat=kernel name=__omp_offloading_.*_main_l$l2 source=device_fault.c:$l2 " &&
+    has "$tmp/f.txt" "^EV ph=X pid=1 .*cat=construct name=target source=device_fault.c:$l2 device=0 unfinished=true\$" &&
+    ! grep -v "source=device_fault.c:$l2 " "$tmp/f.txt" | grep 'unfinished'
 }
-check "a fault in device code: the timeline is still written and valid" fault
+check "a fault in device code: the timeline is written, valid, with what ran and the construct left unfinished" fault
 
 # 12: LLVM's fatal error path (abort): the timeline is written first.
 fatal() {

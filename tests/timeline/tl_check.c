@@ -349,7 +349,7 @@ static void print_args(const struct jv *a) {
   static const char *keys[] = {"variable", "bytes",   "direction", "source",
                                "teams",    "threads", "nowait",    "decision",
                                "dyn_ref",  "hold_ref", "completes", "device",
-                               "failed",   "plugin"};
+                               "failed",   "unfinished", "plugin"};
   for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
     struct jv *v = get(a, keys[k]);
     if (!v)

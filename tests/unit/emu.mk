@@ -6,9 +6,11 @@ emu_unit_ldadd = src/common/libompemu_common.la $(LIBFFI_LIBS) $(unit_ldadd)
 EXTRA_DIST += tests/unit/emu_testutil.h
 
 check_PROGRAMS += tests/unit/test_arena tests/unit/test_arena_check tests/unit/test_exec \
+	tests/unit/test_exec_wait \
 	tests/unit/test_devicertl tests/unit/test_plugin \
 	tests/unit/test_devicertl_flang
 TESTS += tests/unit/test_arena tests/unit/test_arena_check tests/unit/test_exec \
+	tests/unit/test_exec_wait \
 	tests/unit/test_devicertl tests/unit/test_plugin \
 	tests/unit/test_devicertl_flang
 
@@ -37,6 +39,10 @@ tests_unit_test_exec_SOURCES = tests/unit/test_exec.c src/plugins/emu/exec.c \
 	src/plugins/emu/exec_observe.c $(emu_flang_rtl_sources)
 tests_unit_test_exec_CFLAGS = $(emu_unit_cflags)
 tests_unit_test_exec_LDADD = $(emu_unit_ldadd)
+tests_unit_test_exec_wait_SOURCES = tests/unit/test_exec_wait.c \
+	$(tests_unit_test_exec_SOURCES:tests/unit/test_exec.c=)
+tests_unit_test_exec_wait_CFLAGS = $(emu_unit_cflags)
+tests_unit_test_exec_wait_LDADD = $(emu_unit_ldadd)
 
 tests_unit_test_devicertl_SOURCES = tests/unit/test_devicertl.c \
 	src/plugins/emu/devicertl.c src/plugins/emu/devctx.c

@@ -4,15 +4,18 @@
  *
  * Hand-off: a command is appended to its worker's list under the worker's
  * mutex; an idle worker watches the atomic POSTED counter, a waiting host
- * the command's STATE word (or its stream's DONE count), each in three
- * phases (exec_wait.c): a short adaptive spin, then sched_yield until
- * OMPEMU_SPIN_US has passed, then a futex sleep.  On a
- * quiet machine back-to-back launches cost a few cache-line transfers;
- * with more runnable threads than CPUs (many host threads, or other
- * processes) the yields hand the CPU to the thread being waited for
- * without a futex wake-up, which costs a cross-CPU interrupt (measured on
- * this 2-core VM under load: futex round trip ~5 us, yield round trip
- * ~3 us, pure spinning 17-48 us).
+ * the command's STATE word (or its stream's DONE count), each in up to
+ * three phases (exec_wait.c): a short spin, then sched_yield, then a
+ * futex sleep.  The spin and the yields only while a core is free
+ * (wait_core_free, sampled from /proc/loadavg every 2 ms): on a busy
+ * machine a spinning or yielding thread takes the core, for a whole time
+ * slice, from a thread that waits for one, so waits sleep at once there
+ * (a futex round trip costs ~5 us on this 2-core VM; a yield to a busy
+ * host thread 3-5 ms).  An idle worker also spins no longer than the
+ * recent gaps between its commands say pays (wait_idle_budget): one that
+ * is handed a command per millisecond sleeps at once, one given commands
+ * back to back spins for up to OMPEMU_SPIN_US.  On a quiet machine
+ * back-to-back launches then cost a few cache-line transfers.
  *
  * Lifetimes: a synchronous command lives on the waiting host's stack; the
  * worker's last access to it is the atomic exchange that completes it.  An
@@ -159,7 +162,10 @@ static void wait_done(struct worker *w, _Atomic uint32_t *st) {
   if (wait_spin(&w->host_spin, host_max(w->d), FAST_NS, st, ST_PENDING))
     return;
   uint32_t exp = ST_PENDING;
-  if (wait_yield(st, ST_PENDING, w->d->opt.spin_ns))
+  /* Yielding hands a busy machine's core to whoever wants it, for a whole
+   * time slice: only while a core is free. */
+  if (wait_core_free(wait_now_ns()) &&
+      wait_yield(st, ST_PENDING, w->d->opt.spin_ns))
     return;
   if (!atomic_compare_exchange_strong(st, &exp, ST_SLEEPING))
     return; /* became ST_DONE */
@@ -233,6 +239,9 @@ static void run(struct worker *w, struct cmd *c) {
     break;
   }
   EMU_OBS_STOP(&obs);
+  /* Not busy from here on: a host that saw C completed may destroy the
+   * device at once (exec_device_destroy refuses a busy worker). */
+  atomic_store_explicit(&w->busy, 0, memory_order_release);
   atomic_fetch_sub_explicit(&w->pending, 1, memory_order_release);
   if (!s) {
     complete(c);
@@ -248,32 +257,40 @@ static void run(struct worker *w, struct cmd *c) {
   EMU_OBS_SEND(w->d->dev, w->idx, &obs);
 }
 
+/* Worker W is idle and *POSTED was V: wait until it changes.  It spins
+ * (then yields) only while a core is free and for as long as the recent
+ * gaps between its commands say a spin would pay (wait_idle_budget);
+ * otherwise it sleeps on the futex at once, taking no CPU from threads
+ * that wait for one.  A worker that slept makes the host's next hand-off
+ * a futex wake-up. */
+static void idle_wait(struct worker *w, uint32_t v) {
+  long t0 = wait_now_ns(), b = w->idle_ns;
+  long pause = b < host_max(w->d) ? b : host_max(w->d);
+  if (b <= 0 || !wait_core_free(t0) ||
+      !(wait_spin_for(&w->posted, v, pause) ||
+        wait_yield(&w->posted, v, b - pause))) {
+    atomic_store(&w->sleeping, 1);
+    if (atomic_load(&w->posted) == v && !atomic_load(&w->stop))
+      wait_futex(&w->posted, FUTEX_WAIT, v);
+    atomic_store(&w->sleeping, 0);
+  }
+  w->idle_ns = wait_idle_budget(b, wait_now_ns() - t0, w->d->opt.spin_ns);
+}
+
 static void *worker_main(void *arg) {
   struct worker *w = arg;
-  long spin = w->d->opt.spin_ns;
   tl.self_worker = w;
   for (;;) {
     uint32_t v = atomic_load(&w->posted);
     struct cmd *c = pop(w);
     if (c) {
       atomic_store_explicit(&w->busy, 1, memory_order_relaxed);
-      run(w, c);
-      atomic_store_explicit(&w->busy, 0, memory_order_release);
+      run(w, c); /* clears BUSY */
       continue;
     }
     if (atomic_load(&w->stop))
       break;
-    /* An idle worker spins (adaptively, as hosts do: a spin that fails
-     * only took CPU time from the thread that would post), then yields
-     * for the rest of OMPEMU_SPIN_US before it sleeps: a worker that
-     * slept makes the host's next wait a futex round trip. */
-    if (wait_spin(&w->idle_spin, host_max(w->d), 0, &w->posted, v) ||
-        wait_yield(&w->posted, v, spin))
-      continue;
-    atomic_store(&w->sleeping, 1);
-    if (atomic_load(&w->posted) == v && !atomic_load(&w->stop))
-      wait_futex(&w->posted, FUTEX_WAIT, v);
-    atomic_store(&w->sleeping, 0);
+    idle_wait(w, v);
   }
   return NULL;
 }
@@ -636,8 +653,9 @@ int exec_drain(struct exec_device *d, struct exec_stream **sp,
     wait_budget_update(&w->host_spin, ns, !exec_pending(s) && t - start < FAST_NS,
                   host_max(d));
   }
-  if (exec_pending(s) && d->opt.spin_ns > 0) {
-    long start = wait_now_ns();
+  long start;
+  if (exec_pending(s) && d->opt.spin_ns > 0 &&
+      wait_core_free(start = wait_now_ns())) {
     for (unsigned i = 1; exec_pending(s); i++) {
       sched_yield();
       if ((i & 7) == 0 && wait_now_ns() - start > d->opt.spin_ns)

@@ -67,7 +67,7 @@ struct worker {
   int idx;
   pthread_t th;
   _Alignas(64) struct spin_budget host_spin; /* hosts waiting for it */
-  _Alignas(64) struct spin_budget idle_spin; /* it waiting for work */
+  _Alignas(64) long idle_ns; /* its idle spin budget (the worker's own) */
   _Alignas(64) struct exec_cifs cifs; /* only touched by the worker thread */
 };
 

@@ -39,7 +39,30 @@ void wait_budget_update(struct spin_budget *b, long used, int ok, long max);
 int wait_spin(struct spin_budget *b, long max, long fast_ns,
               _Atomic uint32_t *w, uint32_t v);
 
+/* Spin for up to NS until *W != V, without a budget; 1 if it changed. */
+int wait_spin_for(_Atomic uint32_t *w, uint32_t v, long ns);
+
 /* Yield the CPU until *W != V, for up to NS; 1 if it changed. */
 int wait_yield(_Atomic uint32_t *w, uint32_t v, long ns);
+
+/* 1 if a core is free: the machine's runnable threads (the caller
+ * included; /proc/loadavg's "R/T" field) are at most its CPUs, sampled at
+ * most once per WAIT_CORE_SAMPLE_NS by one of the threads that ask (NOW:
+ * wait_now_ns()); 1 when it cannot be read.  Spinning and yielding pay
+ * only then: otherwise a spinner takes a core that a thread of the
+ * program, or of another process, is waiting for. */
+#define WAIT_CORE_SAMPLE_NS 2000000L
+int wait_core_free(long now);
+
+/* The runnable threads in the text of /proc/loadavg TEXT, -1 if none. */
+long wait_parse_runnable(const char *text);
+
+/* An idle worker's spin budget after an idle GAP (ns, from its last
+ * command's end to the next command) with budget BUDGET, at most MAX: a
+ * gap the spin could have covered makes the budget cover twice it; a
+ * longer one halves the budget (0 below 1 us), so a device that is
+ * handed one command per millisecond soon sleeps at once, and one given
+ * commands back to back keeps spinning. */
+long wait_idle_budget(long budget, long gap, long max);
 
 #endif
