@@ -4,7 +4,7 @@
 // no update of unmapped data.
 // OMPEMU-RUN: --check
 // EXPECT-EXIT: 99
-// EXPECT-STDERR: ompemu: check: target update to of v.data[0:v.len:2] (declared at find_update_unmapped_member.c:19) at find_update_unmapped_member.c:24: it is not mapped on device 0, so nothing was copied
+// EXPECT-STDERR: ompemu: check: target update to of v.data[0:v.len:2] (declared at find_update_unmapped_member.c:20) at find_update_unmapped_member.c:25: it is not mapped on device 0, so nothing was copied
 // EXPECT-STDERR: ompemu: check: 1 finding; exit status 99
 // RUN-TWICE-SAME-STDERR
 // SKIP-CLANG-22: clang 22 passes this strided section through a pointer without its dimension descriptors (LLVM 22's runtime crashes; ompemu refuses it with an error)
