@@ -316,6 +316,12 @@ void hostptr_kernel_args(struct obs_event *e, const char *where) {
     const struct rt_args *m = e->maps;
     const char *name = i >= 0 && m->names ? (const char *)m->names[i] : NULL;
     int64_t type = i >= 0 ? m->types[i] : 0;
+    /* A literal narrower than a pointer (an int passed by value) fills
+     * only the low bytes of its slot; the rest is whatever the caller's
+     * stack held there, which may look like a host address. */
+    if (i >= 0 && (type & OMP_TGT_MAPTYPE_LITERAL) && m->sizes[i] >= 0 &&
+        (uint64_t)m->sizes[i] < WORD)
+      continue;
     const char *how;
     if (!v && i >= 0 && m->sizes[i] == 0 && m->begin[i] &&
         !(type & (OMP_TGT_MAPTYPE_LITERAL | OMP_TGT_MAPTYPE_PRIVATE))) {

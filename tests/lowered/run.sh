@@ -18,7 +18,7 @@ CC=${CC:-cc}
 LLVM14_LIBDIR=${LLVM14_LIBDIR:-/usr/lib/llvm-14/lib}
 T=$S/tests/lowered
 WRAP=$B/ompemu-wrap
-NTESTS=16
+NTESTS=18
 
 mode=${OMPEMU_LOWERED_RUNTIME:-auto}
 if [ "$mode" = auto ]; then
@@ -116,6 +116,16 @@ else
   report "Fortran descriptor rank 1 and 2, member first" $st
 fi
 simple refcount; report "enter/exit data reference counts, always, delete" $?
+simple literal; report "an int passed by value (LITERAL, 4 bytes) in a pointer-sized slot" $?
+# The rest of that slot reads as a host data address: the checking mode
+# must leave the argument alone (only its 4 bytes are the value).
+: >"$log"
+if [ "$mode" = ompemu ]; then
+  run --check ./literal
+  report "the checking mode passes that int unchanged" $?
+else
+  n=$((n + 1)); echo "ok $n # SKIP the checking mode is ompemu's"
+fi
 
 # A foreign image (the hello image with e_machine patched to EM_AMDGPU).
 : >"$log"

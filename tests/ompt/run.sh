@@ -81,12 +81,27 @@ run() {
   a=$(sed -n 's/^ADDR a //p' "$out.stdout") b=$(sed -n 's/^ADDR b //p' "$out.stdout")
   sed -e "s/$a\\b/\\&a/g" -e "s/$b\\b/\\&b/g" "$out.raw" >"$out"
 }
+# The expected files hold the device addresses of the default layout.  With
+# ASan in the process (an --enable-sanitizers build) the emu arena gives a
+# data block whose size leaves less than 16 bytes before the next 256-byte
+# boundary 16 bytes more of poisoned slack (src/plugins/emu/arena.c,
+# layout_of): each of the program's 2048-byte blocks takes 2304 bytes, so
+# the second and third lie further on.
+asan_layout=
+readelf -d "$OMPEMU_BUILDDIR/.libs/libomptarget.rtl.emu.so" 2>/dev/null |
+  grep -q libasan && asan_layout=yes
 # same EXPECTED GOT: GOT equals EXPECTED except for the initialize line
 # (libomp's own initial_device_num).
 same() {
   grep -q '^initialize initial_device=' "$2" || { echo "no initialize line"; return 1; }
   grep -v '^initialize ' "$2" >"$2.cmp"
-  diff -u "$1" "$2.cmp"
+  if [ -n "$asan_layout" ]; then
+    sed -e 's/=0x550000000800 /=0x550000000900 /g' \
+      -e 's/=0x550000001000 /=0x550000001200 /g' "$1" >"$2.want"
+  else
+    cp "$1" "$2.want"
+  fi
+  diff -u "$2.want" "$2.cmp"
 }
 emi() { run "$L19" "$tmp/emi" && same "$SRC/expected-emi.txt" "$tmp/emi"; }
 check "EMI callbacks with libomp 19: device initialize/load/finalize, target, data ops (alloc, to, from, delete) and submits with ompemu's device addresses, byte counts and consistent ids" emi

@@ -36,7 +36,11 @@ int main(int argc, char **argv) {
   return __kmpc_target_init(0, 0) == -1 ? 3 : 4;
 }
 EOC
-if ! "$CC" -o "$W/host" "$W/host.c" -L"${LIB%/*}" -Wl,-rpath,"${LIB%/*}" -lomptarget \
+# An --enable-sanitizers build's library needs ASan's runtime loaded first:
+# the program links it, as any program built with -fsanitize does.
+san=
+readelf -d "$LIB" 2>/dev/null | grep -q libasan && san=-fsanitize=address,undefined
+if ! "$CC" $san -o "$W/host" "$W/host.c" -L"${LIB%/*}" -Wl,-rpath,"${LIB%/*}" -lomptarget \
      >"$W/build.log" 2>&1; then
   echo "not ok 2 - a host program calling them does not link"
   sed 's/^/#   /' "$W/build.log"
