@@ -52,7 +52,9 @@ static void plugin_init(void) {
 }
 
 struct emu_plugin *emu_plugin(void) {
-  pthread_once(&plugin_once, plugin_init);
+  /* The flag first: pthread_once is a call through the PLT per use. */
+  if (!__atomic_load_n(&plugin_started, __ATOMIC_ACQUIRE))
+    pthread_once(&plugin_once, plugin_init);
   return &plugin;
 }
 
