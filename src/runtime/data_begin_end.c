@@ -70,7 +70,7 @@ static int new_entry(struct rt_op *op, struct map_table *t, uintptr_t begin,
     return 0;
   }
   e->busy = 1;
-  e->born = rt_attach_stamp(op);
+  e->born = op->stamp; /* 0 unless the list attaches (rt_data_begin) */
   pthread_mutex_unlock(&op->d->map_lock);
   OBS_VAR(name);
   void *p = rt_dev_alloc(op->d, size, (void *)begin, TARGET_ALLOC_DEFAULT);
@@ -275,6 +275,15 @@ static int begin_one(struct rt_op *op, struct map_table *t,
   return 0;
 }
 
+/* Whether list A may attach: an ATTACH entry, or a mapper (whose
+ * components may hold some). */
+static int list_attaches(const struct rt_args *a) {
+  for (int32_t i = 0; i < a->n; i++)
+    if ((a->types[i] & OMP_TGT_MAPTYPE_ATTACH) || (a->mappers && a->mappers[i]))
+      return 1;
+  return 0;
+}
+
 int rt_data_begin(struct rt_op *op, const struct rt_args *a) {
   if (a->n <= 0)
     return 0;
@@ -287,6 +296,12 @@ int rt_data_begin(struct rt_op *op, const struct rt_args *a) {
   }
   if (rt_plan_list(a, order, has_members))
     goto out;
+  /* Only this construct's ATTACH entries compare stamps (attach_entries.c),
+   * and only with its own: a list that attaches nothing (nor through a
+   * mapper) leaves its new entries unstamped, which spares a locked
+   * increment of a global counter per construct. */
+  if (!op->stamp && list_attaches(a))
+    (void)rt_attach_stamp(op);
   int attach = 0;
   for (int32_t k = 0; k < a->n; k++) {
     int32_t i = order[k];
