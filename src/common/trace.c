@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 static int trace_level = -1;
+int ompemu_trace_cur = -1;
 static FILE *trace_out;
 static pthread_once_t trace_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t trace_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -47,6 +48,8 @@ static void trace_init(void) {
       ompemu_error("ompemu", "cannot open OMPEMU_TRACE_FILE '%s'", f);
     }
   }
+  /* Published last: a thread that reads it sees TRACE_OUT set. */
+  __atomic_store_n(&ompemu_trace_cur, trace_level, __ATOMIC_RELEASE);
 }
 
 int ompemu_trace_level(void) {
@@ -57,6 +60,7 @@ int ompemu_trace_level(void) {
 void ompemu_set_trace_level(int level) {
   pthread_once(&trace_once, trace_init);
   trace_level = level;
+  __atomic_store_n(&ompemu_trace_cur, level, __ATOMIC_RELEASE);
 }
 
 static void vline(FILE *out, const char *who, const char *tag, const char *fmt,

@@ -15,6 +15,9 @@
 
 /* Current trace level (read once from OMPEMU_TRACE, changeable). */
 int ompemu_trace_level(void);
+/* The level once read, -1 before: what OMPEMU_TRACE_ON tests inline, so
+ * that a check on a hot path costs a load, not a call. */
+extern int ompemu_trace_cur;
 void ompemu_set_trace_level(int level);
 
 /* Print one trace line "WHO: message" when level <= the trace level. */
@@ -65,6 +68,10 @@ void ompemu_diag_deliver(int sev, const char *line);
 /* Print a line to stderr exactly as given (no prefix added). */
 void ompemu_raw(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-#define OMPEMU_TRACE_ON(level) (ompemu_trace_level() >= (level))
+static inline int ompemu_trace_level_fast(void) {
+  int l = __atomic_load_n(&ompemu_trace_cur, __ATOMIC_ACQUIRE);
+  return l >= 0 ? l : ompemu_trace_level();
+}
+#define OMPEMU_TRACE_ON(level) (ompemu_trace_level_fast() >= (level))
 
 #endif

@@ -48,8 +48,9 @@ struct rt_op {
    * arguments need no second lookup.  NULL otherwise. */
   const struct rt_args *arg_list;
   uintptr_t *arg_tgt;
-  /* This construct's stamp on the entries it allocates (map_entry.born),
-   * 0 until it allocates one (rt_attach_stamp). */
+  /* This construct's stamp on the entries it allocates (map_entry.born):
+   * set by data begin when the list may attach (ATTACH entries, mappers),
+   * else 0. */
   uint64_t stamp;
   uintptr_t first_slots[RT_OP_SLOTS]; /* (not zeroed by rt_op_init) */
 };

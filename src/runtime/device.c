@@ -200,14 +200,17 @@ void *rt_device_entry(struct rt_device *d, void *host_ptr, const char **name) {
   int idx;
   void *r = NULL;
   const char *nm = NULL;
+  /* One __tls_get_addr (the empty asm keeps GCC from calling it again). */
+  __typeof__(entry_cache) *c = &entry_cache;
+  __asm__("" : "+r"(c));
   unsigned gen = atomic_load_explicit(&rt_libs_gen, memory_order_acquire);
   unsigned h = (unsigned)(((uintptr_t)host_ptr >> 3) ^
                           ((uintptr_t)host_ptr >> 9)) % ENTRY_CACHE;
-  if (entry_cache.gen == gen && entry_cache.slot[h].host == host_ptr &&
-      entry_cache.slot[h].d == d) {
+  if (c->gen == gen && c->slot[h].host == host_ptr &&
+      c->slot[h].d == d) {
     if (name)
-      *name = entry_cache.slot[h].name;
-    return entry_cache.slot[h].tgt;
+      *name = c->slot[h].name;
+    return c->slot[h].tgt;
   }
   /* The read lock alone: launches from many threads do not serialise. */
   rt_index_rdlock();
@@ -221,14 +224,14 @@ void *rt_device_entry(struct rt_device *d, void *host_ptr, const char **name) {
   if (name)
     *name = nm;
   if (r) {
-    if (entry_cache.gen != gen) {
-      memset(entry_cache.slot, 0, sizeof entry_cache.slot);
-      entry_cache.gen = gen;
+    if (c->gen != gen) {
+      memset(c->slot, 0, sizeof c->slot);
+      c->gen = gen;
     }
-    entry_cache.slot[h].host = host_ptr;
-    entry_cache.slot[h].d = d;
-    entry_cache.slot[h].tgt = r;
-    entry_cache.slot[h].name = nm;
+    c->slot[h].host = host_ptr;
+    c->slot[h].d = d;
+    c->slot[h].tgt = r;
+    c->slot[h].name = nm;
   }
   return r;
 }

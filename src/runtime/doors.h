@@ -29,7 +29,9 @@ struct rt_args {
   int from_mapper;       /* components produced by a user-defined mapper */
 };
 
-/* One kernel launch. */
+/* One kernel launch.  The doors set every field one by one (launch() in
+ * abi/target_clang14.c, rt_kernel_args_decode): a field added here must be
+ * set there too. */
 struct rt_launch {
   int64_t device_id;     /* OFFLOAD_DEVICE_DEFAULT: the default device */
   void *host_ptr;        /* the region's host entry address (its id) */

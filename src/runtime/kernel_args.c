@@ -11,7 +11,14 @@ int rt_kernel_args_decode(ident_t *loc, int64_t device_id, int32_t num_teams,
                           int32_t thread_limit, void *host_ptr,
                           const void *args, struct rt_launch *out,
                           uint64_t *flags, char *why, size_t whylen) {
-  memset(out, 0, sizeof *out);
+  /* Field by field: a memset of the struct is a `rep stos` on every
+   * launch (see launch() in abi/target_clang14.c). */
+  out->args = (struct rt_args){0};
+  out->teams = 0;
+  for (int i = 0; i < 3; i++)
+    out->num_teams[i] = out->thread_limit[i] = 0;
+  out->tripcount = out->dyn_mem = 0;
+  out->nowait = out->prepend_dyn_ptr = 0;
   if (flags)
     *flags = 0;
   out->device_id = device_id;

@@ -60,7 +60,8 @@ struct map_entry {
   int nrefs;
   int busy; /* a thread is filling or copying it without the lock */
   uintptr_t hst_base;
-  uint64_t born; /* stamp of the construct that allocated it (rt_op) */
+  uint64_t born; /* stamp of the construct that allocated it (rt_op),
+                 * 0 if that construct attaches nothing */
   const char *name; /* map_var_info string (";expr;file;line;col;;"), a
                      * declare-target global's entry name, or NULL */
   struct map_shadow *shadows;

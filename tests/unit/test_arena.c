@@ -7,13 +7,16 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 
 #include "arena.h"
+#include "arena_internal.h"
 #include "devicertl.h"
 #include "emu_testutil.h"
 #include "arena_testutil.h"
@@ -403,6 +406,32 @@ static void test_lazy_poison(void **state) {
   arena_destroy(a);
 }
 
+/* Once the poison owed is paid (a covering copy, a read, a free), the arena
+ * owes nothing: arena_settle, before every kernel, then costs a load and
+ * takes no lock. */
+static void test_lazy_nothing_owed(void **state) {
+  (void)state;
+  struct emu_arena *a =
+      arena_create_ex("data", 0, TB(26), 4 * MB, 256, ARENA_LAZY, 4 * MB);
+  assert_non_null(a);
+  unsigned char *p = arena_alloc(a, 1000), *q = arena_alloc(a, 1000);
+  assert_int_equal(atomic_load(&a->owed), 1);
+  assert_int_equal(arena_write_begin(a, p, 1000), 0);
+  assert_int_equal(atomic_load(&a->owed), 1); /* Q still owes */
+  assert_int_equal(arena_read_begin(a, q, 10), 0);
+  assert_int_equal(atomic_load(&a->owed), 0);
+  unsigned char *r = arena_alloc(a, 1000);
+  assert_int_equal(atomic_load(&a->owed), 1);
+  assert_int_equal(arena_free(a, r), 0); /* small: poisoned at once */
+  assert_int_equal(atomic_load(&a->owed), 0);
+  /* Nothing owed, and the lock held elsewhere: settle does not wait. */
+  pthread_mutex_lock(&a->lock);
+  arena_settle(a);
+  pthread_mutex_unlock(&a->lock);
+  assert_true(all_bytes(q, 1000, EMU_POISON_BYTE));
+  arena_destroy(a);
+}
+
 /* A large freed block (EMU_LAZY_FREE_MIN or more) is poisoned by the next
  * settle, or, when it is allocated again first, as the new block's owed
  * poison; a covering copy then writes it once, with no fill at all. */
@@ -516,6 +545,7 @@ int main(void) {
       cmocka_unit_test(test_quarantine_message),
       cmocka_unit_test(test_reuse_delay),
       cmocka_unit_test(test_lazy_poison),
+      cmocka_unit_test(test_lazy_nothing_owed),
       cmocka_unit_test(test_lazy_free),
       cmocka_unit_test(test_first_fit_many),
       cmocka_unit_test(test_scales),

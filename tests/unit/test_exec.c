@@ -1,4 +1,4 @@
-/* Unit tests of emu device execution (src/plugins/emu/exec.c): libffi calls
+/* Unit tests of emu device execution (src/plugins/emu/exec.c): kernel calls
  * with N pointer arguments and offsets, device threads and their context,
  * in-order async queues, synchronize, events, and the launch latency. */
 #include <stdarg.h>
@@ -49,6 +49,89 @@ static void k12(void *a0, void *a1, void *a2, void *a3, void *a4, void *a5,
   seen_has_ctx = c != NULL;
   if (c)
     seen_ctx = *c;
+}
+
+/* Kernels of 0 to 8 arguments are called directly (exec_call.c), beyond
+ * that through libffi: each count gets its arguments in order and the
+ * device context, on a worker (exec_launch) and on the caller
+ * (exec_launch_here). */
+static void *seen_n[9];
+static int seen_count, seen_ctx_dev;
+static void note_ctx(void) {
+  struct emu_devctx *c = emu_current_ctx();
+  seen_ctx_dev = c ? c->device : -1;
+}
+static void k0(void) { seen_count = 0; note_ctx(); }
+static void k1(void *a) { seen_n[0] = a; seen_count = 1; note_ctx(); }
+static void k2(void *a, void *b) {
+  seen_n[0] = a, seen_n[1] = b, seen_count = 2;
+  note_ctx();
+}
+static void k3(void *a, void *b, void *c) {
+  seen_n[0] = a, seen_n[1] = b, seen_n[2] = c, seen_count = 3;
+  note_ctx();
+}
+static void k4(void *a, void *b, void *c, void *d) {
+  seen_n[0] = a, seen_n[1] = b, seen_n[2] = c, seen_n[3] = d, seen_count = 4;
+  note_ctx();
+}
+static void k5(void *a, void *b, void *c, void *d, void *e) {
+  seen_n[0] = a, seen_n[1] = b, seen_n[2] = c, seen_n[3] = d, seen_n[4] = e;
+  seen_count = 5;
+  note_ctx();
+}
+static void k6(void *a, void *b, void *c, void *d, void *e, void *f) {
+  seen_n[0] = a, seen_n[1] = b, seen_n[2] = c, seen_n[3] = d, seen_n[4] = e;
+  seen_n[5] = f, seen_count = 6;
+  note_ctx();
+}
+static void k7(void *a, void *b, void *c, void *d, void *e, void *f,
+               void *g) {
+  seen_n[0] = a, seen_n[1] = b, seen_n[2] = c, seen_n[3] = d, seen_n[4] = e;
+  seen_n[5] = f, seen_n[6] = g, seen_count = 7;
+  note_ctx();
+}
+static void k8(void *a, void *b, void *c, void *d, void *e, void *f, void *g,
+               void *h) {
+  seen_n[0] = a, seen_n[1] = b, seen_n[2] = c, seen_n[3] = d, seen_n[4] = e;
+  seen_n[5] = f, seen_n[6] = g, seen_n[7] = h, seen_count = 8;
+  note_ctx();
+}
+static void k9(void *a, void *b, void *c, void *d, void *e, void *f, void *g,
+               void *h, void *i) {
+  seen_n[0] = a, seen_n[1] = b, seen_n[2] = c, seen_n[3] = d, seen_n[4] = e;
+  seen_n[5] = f, seen_n[6] = g, seen_n[7] = h, seen_n[8] = i;
+  seen_count = 9;
+  note_ctx();
+}
+
+static void test_arg_counts(void **state) {
+  (void)state;
+  void *ks[] = {(void *)k0, (void *)k1, (void *)k2, (void *)k3, (void *)k4,
+                (void *)k5, (void *)k6, (void *)k7, (void *)k8, (void *)k9};
+  char buf[16];
+  void *args[9];
+  ptrdiff_t offs[9];
+  for (int i = 0; i < 9; i++) {
+    args[i] = buf;
+    offs[i] = i + 1;
+  }
+  for (int here = 0; here < 2; here++)
+    for (int n = 0; n <= 9; n++) {
+      struct emu_devctx ctx = {1, NULL, 1, 1, 0};
+      memset(seen_n, 0, sizeof seen_n);
+      seen_count = seen_ctx_dev = -1;
+      struct exec_fault f;
+      int rc = here ? exec_launch_here(dev, NULL, ks[n], args, offs, n, &ctx,
+                                       &f, 0)
+                    : exec_launch(dev, NULL, ks[n], args, offs, n, &ctx, NULL);
+      assert_int_equal(rc, 0);
+      assert_int_equal(seen_count, n);
+      assert_int_equal(seen_ctx_dev, 1);
+      for (int i = 0; i < n; i++)
+        assert_ptr_equal(seen_n[i], buf + i + 1);
+    }
+  assert_null(emu_current_ctx());
 }
 
 static void test_ffi_args(void **state) {
@@ -518,6 +601,7 @@ static void test_latency(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_arg_counts),
       cmocka_unit_test(test_ffi_args),
       cmocka_unit_test(test_ffi_many_args),
       cmocka_unit_test(test_async_order),

@@ -532,7 +532,7 @@ int arena_free(struct emu_arena *a, void *ptr) {
   ahash_remove(&a->bystart, n->key);
   abits_clear(&a->starts, n->key);
   if (n->flags & ANODE_PENDING)
-    arena_pending_unlink(n);
+    arena_pending_unlink(a, n);
   a->in_use -= charge_of(a, n->size);
   size_t body = arena_body_len(n);
   if (a->flags & ARENA_LAZY) /* data arenas tell ASan; code is the loader's */

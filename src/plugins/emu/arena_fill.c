@@ -15,11 +15,14 @@ void arena_pending_link(struct emu_arena *a, struct anode *n) {
   atomic_store_explicit(&a->owed, 1, memory_order_relaxed);
 }
 
-void arena_pending_unlink(struct anode *n) {
+void arena_pending_unlink(struct emu_arena *a, struct anode *n) {
   n->flags &= ~ANODE_PENDING;
   n->prev->next = n->next;
   n->next->prev = n->prev;
   n->next = n->prev = NULL;
+  /* Nothing left to pay: arena_settle need not take the lock. */
+  if (a->pending.next == &a->pending && !a->stale && !a->unprot)
+    atomic_store_explicit(&a->owed, 0, memory_order_relaxed);
 }
 
 /* Fill [P, P+N) with the poison, telling ASan around it: the range stays
@@ -54,7 +57,7 @@ void arena_fill_block(struct emu_arena *a, struct anode *n, uintptr_t skip,
     }
     arena_fill(a, e, hi - e, 1);
   }
-  arena_pending_unlink(n);
+  arena_pending_unlink(a, n);
 }
 
 void arena_stale_fill_one(struct anode *s, void *arg) {
@@ -79,7 +82,10 @@ void arena_settle_locked(struct emu_arena *a) {
 }
 
 void arena_settle(struct emu_arena *a) {
-  atomic_fetch_add_explicit(&a->settles, 1, memory_order_relaxed);
+  /* Only check mode reads the count (arena_check_slack, arena_protect.c);
+   * elsewhere a locked increment per kernel is a cost for nothing. */
+  if (arena_is_check(a))
+    atomic_fetch_add_explicit(&a->settles, 1, memory_order_relaxed);
   if (!atomic_load_explicit(&a->owed, memory_order_relaxed))
     return;
   pthread_mutex_lock(&a->lock);

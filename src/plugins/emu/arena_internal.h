@@ -39,7 +39,7 @@ struct emu_arena {
   struct fifo cool, quar;
   struct anode pending;   /* list head (next/prev) */
   atomic_int owed;        /* PENDING, STALE or UNPROT not empty */
-  atomic_ulong settles;   /* arena_settle calls: kernels launched */
+  atomic_ulong settles;   /* check mode: arena_settle calls (kernels) */
   size_t guarded;         /* check mode: live blocks with a guard page */
   size_t dontdump;        /* check mode: guard pages marked MADV_DONTDUMP */
   int no_maps;            /* check mode: the process ran out of memory
@@ -65,7 +65,7 @@ void arena_pending_link(struct emu_arena *a, struct anode *n);
 void arena_fill(struct emu_arena *a, uintptr_t p, size_t n, int off_limits);
 void arena_fill_block(struct emu_arena *a, struct anode *n, uintptr_t skip,
                       size_t skipn);
-void arena_pending_unlink(struct anode *n);
+void arena_pending_unlink(struct emu_arena *a, struct anode *n);
 void arena_stale_fill_one(struct anode *s, void *arg);
 void arena_stale_release(struct anode *s, void *arg);
 void arena_settle_locked(struct emu_arena *a);

@@ -34,10 +34,15 @@ struct emu_devctx *emu_swap_ctx_in(struct emu_devctx **slot,
     atomic_store_explicit(&last_ctx[ctx->device], ctx, memory_order_relaxed);
   else if (old && old->entry && old->device >= 0 &&
            old->device < EMU_MAX_DEVICES) {
-    const struct emu_devctx *want = old;
-    atomic_compare_exchange_strong_explicit(&last_ctx[old->device], &want,
-                                            NULL, memory_order_relaxed,
-                                            memory_order_relaxed);
+    /* Forget OLD if it is still the device's last: a load and a store,
+     * not a compare-exchange (a locked instruction on every launch).  A
+     * launch on another thread in between may lose its entry to the NULL
+     * (the fault handler then says "device code"), but no entry outlives
+     * its kernel: once another value replaced OLD, OLD is gone. */
+    if (atomic_load_explicit(&last_ctx[old->device], memory_order_relaxed) ==
+        old)
+      atomic_store_explicit(&last_ctx[old->device], NULL,
+                            memory_order_relaxed);
   }
   return old;
 }

@@ -53,7 +53,9 @@ static void plugin_init(void) {
 }
 
 struct emu_plugin *emu_plugin(void) {
-  pthread_once(&plugin_once, plugin_init);
+  /* The flag first: pthread_once is a call through the PLT per use. */
+  if (!__atomic_load_n(&plugin_started, __ATOMIC_ACQUIRE))
+    pthread_once(&plugin_once, plugin_init);
   return &plugin;
 }
 
@@ -100,8 +102,9 @@ fail:
   return -1;
 }
 
-struct emu_device *emu_device_get(int32_t id, const char *op) {
-  struct emu_plugin *p = emu_plugin();
+/* emu_device_get past its fast path: a bad ID, or a device not ready. */
+static __attribute__((noinline)) struct emu_device *
+device_get_slow(struct emu_plugin *p, int32_t id, const char *op) {
   if (id < 0 || id >= p->ndevices) {
     ompemu_error("emu", "%s: no device %d (the emu plugin has %d)", op, id,
                  p->ndevices);
@@ -130,6 +133,15 @@ struct emu_device *emu_device_get(int32_t id, const char *op) {
     return NULL;
   }
   return d;
+}
+
+struct emu_device *emu_device_get(int32_t id, const char *op) {
+  struct emu_plugin *p = emu_plugin();
+  /* Every entry point asks: the ready case saves no registers. */
+  if (id >= 0 && id < p->ndevices &&
+      __atomic_load_n(&p->dev[id].state, __ATOMIC_ACQUIRE) == EMU_DEVICE_READY)
+    return &p->dev[id];
+  return device_get_slow(p, id, op);
 }
 
 const char *emu_kernel_name(const void *entry) {

@@ -1,7 +1,8 @@
-/* libffi kernel calls of the emu device's workers (see exec_call.h): every
- * argument a pointer, as clang's x86-64 device code expects; the call
- * descriptions for fewer than EXEC_CIF_CACHE arguments are prepared once
- * per worker, larger ones per call. */
+/* Kernel calls of the emu device (see exec_call.h): every argument a
+ * pointer, as clang's x86-64 device code expects.  Up to DIRECT_ARGS
+ * arguments a direct call; more, or a flang league, through libffi, whose
+ * call descriptions for fewer than EXEC_CIF_CACHE arguments are prepared
+ * once per thread, larger ones per call. */
 #include "config.h"
 #include "exec_call.h"
 #include "devicertl_flang.h"
@@ -50,9 +51,49 @@ static ffi_cif *cif_for(struct exec_cifs *cifs, int32_t n, ffi_cif *tmp,
   return tmp;
 }
 
+/* ENTRY(VALS[0], ..., VALS[N-1]) called directly for N <= DIRECT_ARGS:
+ * on x86-64 the same registers and stack slots libffi fills for pointer
+ * arguments, without its per-call classification (about 150 instructions
+ * for one argument).  1 if done, 0 if N is too large. */
+#define DIRECT_ARGS 8
+typedef void *p_;
+static int call_direct(void *entry, void **v, int32_t n) {
+  switch (n) {
+  case 0: ((void (*)(void))entry)(); return 1;
+  case 1: ((void (*)(p_))entry)(v[0]); return 1;
+  case 2: ((void (*)(p_, p_))entry)(v[0], v[1]); return 1;
+  case 3: ((void (*)(p_, p_, p_))entry)(v[0], v[1], v[2]); return 1;
+  case 4: ((void (*)(p_, p_, p_, p_))entry)(v[0], v[1], v[2], v[3]); return 1;
+  case 5:
+    ((void (*)(p_, p_, p_, p_, p_))entry)(v[0], v[1], v[2], v[3], v[4]);
+    return 1;
+  case 6:
+    ((void (*)(p_, p_, p_, p_, p_, p_))entry)(v[0], v[1], v[2], v[3], v[4],
+                                              v[5]);
+    return 1;
+  case 7:
+    ((void (*)(p_, p_, p_, p_, p_, p_, p_))entry)(v[0], v[1], v[2], v[3], v[4],
+                                                  v[5], v[6]);
+    return 1;
+  case 8:
+    ((void (*)(p_, p_, p_, p_, p_, p_, p_, p_))entry)(v[0], v[1], v[2], v[3],
+                                                      v[4], v[5], v[6], v[7]);
+    return 1;
+  }
+  return 0;
+}
+
 int exec_call_kernel(struct exec_cifs *cifs, void *entry, void **vals,
                      int32_t n, struct emu_devctx *ctx,
                      struct emu_devctx **slot, struct exec_fault *f) {
+  if (n <= DIRECT_ARGS && (!ctx || !ctx->kernel_env)) { /* flang: libffi */
+    if (!slot)
+      slot = emu_ctx_slot();
+    struct emu_devctx *old = emu_swap_ctx_in(slot, ctx);
+    call_direct(entry, vals, n);
+    emu_swap_ctx_in(slot, old);
+    return 0;
+  }
   ffi_cif tmp, *cif;
   ffi_type **tmp_types = NULL;
   cif = cif_for(cifs, n, &tmp, &tmp_types);

@@ -1,7 +1,7 @@
-/* Calling a kernel through libffi with N pointer arguments (exec_call.c),
- * for the emu device's workers: each worker keeps prepared call
- * descriptions for the usual argument counts.  Only the worker that owns
- * a cache uses it. */
+/* Calling a kernel with N pointer arguments (exec_call.c): directly for up
+ * to 8, else (and for flang's leagues) through libffi, for which each
+ * thread that calls kernels keeps prepared call descriptions for the usual
+ * argument counts.  Only the thread that owns a cache uses it. */
 #ifndef EMU_EXEC_CALL_H
 #define EMU_EXEC_CALL_H
 

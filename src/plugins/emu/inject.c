@@ -24,6 +24,7 @@ static struct {
   char why[NKINDS][64];            /* the reason the failure gives */
 } inj;
 static pthread_once_t inj_once = PTHREAD_ONCE_INIT;
+static int inj_ready; /* atomic: inject_init has run */
 
 static int configured; /* a test set its own; the environment is not read */
 
@@ -70,10 +71,12 @@ void emu_inject_configure(const char *spec) {
 static void inject_init(void) {
   if (!configured)
     emu_inject_configure(getenv("OMPEMU_INJECT"));
+  __atomic_store_n(&inj_ready, 1, __ATOMIC_RELEASE);
 }
 
 const char *emu_inject(enum emu_inject_kind kind) {
-  pthread_once(&inj_once, inject_init);
+  if (!__atomic_load_n(&inj_ready, __ATOMIC_ACQUIRE))
+    pthread_once(&inj_once, inject_init);
   if ((unsigned)kind >= NKINDS || !inj.at[kind])
     return NULL;
   unsigned long n = __atomic_add_fetch(&inj.count[kind], 1, __ATOMIC_RELAXED);

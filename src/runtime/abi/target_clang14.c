@@ -6,23 +6,45 @@
 #include "config.h"
 #include "doors.h"
 #include <ompemu/omptarget.h>
+#include <stddef.h>
 
-/* One launch as clang 14 describes it. */
+#define ROUND_UP(x, a) (((x) + (a) - 1) / (a) * (a))
+
+/* One launch as clang 14 describes it.  Every field is set one by one: a
+ * designated initializer made GCC clear the whole struct first with a
+ * `rep stos`, whose start-up cost was a few percent of an empty launch. */
 static int launch(ident_t *loc, int64_t device_id, void *host_ptr,
                   int32_t arg_num, void **args_base, void **args,
                   int64_t *arg_sizes, int64_t *arg_types,
                   map_var_info_t *arg_names, void **arg_mappers, int teams,
                   int32_t num_teams, int32_t thread_limit, int nowait) {
-  struct rt_launch l = {
-      .device_id = device_id,
-      .host_ptr = host_ptr,
-      .args = {loc, arg_num, args_base, args, arg_sizes, arg_types, arg_names,
-               arg_mappers, 0},
-      .teams = teams,
-      .num_teams = {num_teams, 0, 0},
-      .thread_limit = {thread_limit, 0, 0},
-      .nowait = nowait,
-  };
+  struct rt_launch l;
+  l.device_id = device_id;
+  l.host_ptr = host_ptr;
+  l.args.loc = loc;
+  l.args.n = arg_num;
+  l.args.base = args_base;
+  l.args.begin = args;
+  l.args.sizes = arg_sizes;
+  l.args.types = arg_types;
+  l.args.names = arg_names;
+  l.args.mappers = arg_mappers;
+  l.args.from_mapper = 0;
+  l.teams = teams;
+  l.num_teams[0] = num_teams;
+  l.num_teams[1] = l.num_teams[2] = 0;
+  l.thread_limit[0] = thread_limit;
+  l.thread_limit[1] = l.thread_limit[2] = 0;
+  l.tripcount = 0;
+  l.dyn_mem = 0;
+  l.nowait = nowait;
+  l.prepend_dyn_ptr = 0;
+  /* A field appended to the struct must be set above too. */
+  _Static_assert(sizeof l == ROUND_UP(offsetof(struct rt_launch,
+                                               prepend_dyn_ptr) +
+                                          sizeof l.prepend_dyn_ptr,
+                                      _Alignof(struct rt_launch)),
+                 "struct rt_launch has a field launch() does not set");
   return rt_target(&l);
 }
 
