@@ -86,11 +86,20 @@ static int call_direct(void *entry, void **v, int32_t n) {
 int exec_call_kernel(struct exec_cifs *cifs, void *entry, void **vals,
                      int32_t n, struct emu_devctx *ctx,
                      struct emu_devctx **slot, struct exec_fault *f) {
+  /* Check mode's hooks (fault.c: an alternate signal stack; watch.c: the
+   * reads of unwritten blocks), on both paths. */
+  void (*setup)(void) =
+      __atomic_load_n(&emu_kernel_thread_setup, __ATOMIC_ACQUIRE);
   if (n <= DIRECT_ARGS && (!ctx || !ctx->kernel_env)) { /* flang: libffi */
     if (!slot)
       slot = emu_ctx_slot();
+    if (setup)
+      setup();
     struct emu_devctx *old = emu_swap_ctx_in(slot, ctx);
     call_direct(entry, vals, n);
+    void (*after)(void) = emu_kernel_after;
+    if (after)
+      after();
     emu_swap_ctx_in(slot, old);
     return 0;
   }
@@ -114,8 +123,6 @@ int exec_call_kernel(struct exec_cifs *cifs, void *entry, void **vals,
     av[i] = &vals[i];
   if (!slot)
     slot = emu_ctx_slot();
-  void (*setup)(void) =
-      __atomic_load_n(&emu_kernel_thread_setup, __ATOMIC_ACQUIRE);
   if (setup)
     setup();
   struct emu_devctx *old = emu_swap_ctx_in(slot, ctx);
