@@ -100,18 +100,28 @@ known_cause() (
   done
 )
 
-echo "1..$(echo $progs | wc -w)"
+# Each program runs as built and, unless it chooses its own ompemu-run
+# options, a second time under --check, where it must pass with no
+# finding (check mode on flang programs: docs/check.md).
+runs=
+for f in $progs; do
+  runs="$runs $f:"
+  [ -n "$(directive "$f" OMPEMU-RUN)" ] || runs="$runs $f:check"
+done
+echo "1..$(echo $runs | wc -w)"
 i=0
 : >"$BIN/failures.txt"
-for f in $progs; do
+for run in $runs; do
+  f=${run%:*} mode=${run##*:}
   i=$((i + 1))
   n=$(name_of "$f")
   o=$BIN/$n
+  tag="flang-22${mode:+ $mode}"
   if [ ! -x "$o" ]; then
     first=$(first_error "$o.build.log")
     echo "flang-22 $n: does not build: $first" >>"$BIN/failures.txt"
     cause=$(known_cause "$o.build.log")
-    echo "not ok $i - $n [flang-22] (does not build)${cause:+ # TODO known: $cause}"
+    echo "not ok $i - $n [$tag] (does not build)${cause:+ # TODO known: $cause}"
     echo "#   first error: $first"
     [ -n "$cause" ] || tail -n 12 "$o.build.log" | sed 's/^/#   /'
     continue
@@ -119,14 +129,17 @@ for f in $progs; do
   rm -f "$o.out" "$o.err" "$o.trace"
   opts=$(directive "$f" OMPEMU-RUN)
   want=$(directive "$f" EXPECT-EXIT)
+  [ -z "$mode" ] || opts=--check
   # shellcheck disable=SC2086
   OMP_TARGET_OFFLOAD=mandatory OMPEMU_TEST_DEVICE=emu OMPEMU_TRACE=1 OMPEMU_TRACE_FILE="$o.trace" \
     timeout "$TIMEOUT" "$OMPEMU_BUILDDIR/ompemu-run" $opts "$o" >"$o.out" 2>"$o.err"
   rc=$?
   why=
-  missing=$(directive "$f" EXPECT-STDERR | while IFS= read -r text; do
-    grep -qF -- "$text" "$o.err" || { echo "$text"; break; }
-  done)
+  missing=$({ directive "$f" EXPECT-STDERR
+              [ -z "$mode" ] || echo "ompemu: check: no findings"; } |
+    while IFS= read -r text; do
+      grep -qF -- "$text" "$o.err" || { echo "$text"; break; }
+    done)
   if [ $rc -ne "${want:-0}" ]; then why="exit status $rc, expected ${want:-0}"
   elif [ -n "$missing" ]; then why="stderr lacks: $missing"
   elif [ "${want:-0}" = 0 ] && ! grep -q "^ *$n: ok\$" "$o.out"; then why="no '$n: ok' line"
@@ -134,14 +147,14 @@ for f in $progs; do
     why="no ompemu trace: the program did not run on ompemu's runtime"
   fi
   if [ -z "$why" ]; then
-    echo "ok $i - $n [flang-22]"
+    echo "ok $i - $n [$tag]"
     continue
   fi
   echo "$why" >"$o.why"
   first=$(first_error "$o.err" "$o.out" "$o.why")
-  echo "flang-22 $n: $why: $first" >>"$BIN/failures.txt"
+  echo "$tag $n: $why: $first" >>"$BIN/failures.txt"
   cause=$(known_cause "$o.err" "$o.out" "$o.why")
-  echo "not ok $i - $n [flang-22]${cause:+ # TODO known: $cause}"
+  echo "not ok $i - $n [$tag]${cause:+ # TODO known: $cause}"
   echo "#   $why"
   echo "#   first error: $first"
   [ -n "$cause" ] || { tail -n 12 "$o.err" | sed 's/^/#   /'; tail -n 5 "$o.out" | sed 's/^/#   /'; }
