@@ -3,4 +3,4 @@ noinst_LTLIBRARIES += src/common/libompemu_common.la
 src_common_libompemu_common_la_SOURCES = \
 	src/common/trace.c src/common/trace.h \
 	src/common/envvar.c src/common/envvar.h \
-	src/common/devevent.h
+	src/common/devevent.h src/common/block_pool.h

@@ -10,9 +10,10 @@
  *  - STARTS: a two-level bitmap of the extent starts of live blocks: the
  *    block holding an interior pointer is the highest start below it, a
  *    few word operations away whatever the number of blocks.
- *  - FREE: treap of free extents by address, coalesced on free, with the
- *    largest extent of each subtree: the lowest extent that fits is found
- *    in O(log n), so the same requests always give the same addresses.
+ *  - FREE: B+ tree of free extents by address (arena_extents.h),
+ *    coalesced on free, with the largest extent below each child: the
+ *    lowest extent that fits is found in O(log n) and few cache lines, so
+ *    the same requests always give the same addresses.
  *  - COOL: FIFO of freed blocks held back from reuse (the reuse delay).
  *  - QUAR: FIFO of quarantined blocks; they return to FREE when an
  *    allocation would otherwise fail.  Only a fault's description looks
@@ -128,28 +129,32 @@ static void stale_cut(struct emu_arena *a, uintptr_t p, size_t len) {
 
 /* ------------------------------------------------------- free extents */
 
-/* Put N's extent back into FREE, merging with its neighbours (N goes back
- * to the pool if merged).  Caller holds the lock. */
-static void free_insert(struct emu_arena *a, struct anode *n) {
-  uintptr_t key = n->key;
-  size_t len = n->len;
-  struct anode *succ = atree_ceil(a->free, key + len);
-  if (succ && succ->key == key + len) {
-    atree_remove(&a->free, succ->key);
-    len += succ->len;
-    apool_put(&a->pool, succ);
+/* Put [KEY, KEY+LEN) back into FREE, merged with the free extents
+ * beside it.  Caller holds the lock.  Without host memory for a new tree
+ * node the extent is lost to later allocations, with a message. */
+static void free_insert(struct emu_arena *a, uintptr_t key, size_t len) {
+  struct xt_ext lo, hi;
+  xt_around(&a->free, key, &lo, &hi);
+  int pred = lo.len && lo.key + lo.len == key;
+  int succ = hi.len && hi.key == key + len;
+  if (pred && succ) {
+    xt_remove(&a->free, hi.key);
+    xt_set(&a->free, lo.key, lo.key, lo.len + len + hi.len);
+  } else if (pred) {
+    xt_set(&a->free, lo.key, lo.key, lo.len + len);
+  } else if (succ) {
+    xt_set(&a->free, hi.key, key, len + hi.len);
+  } else if (xt_insert(&a->free, key, len) != 0) {
+    ompemu_error("emu", "device %d: out of host memory: the freed %s range ["
+                 OMPEMU_PTR ", " OMPEMU_PTR ") cannot be allocated again",
+                 a->dev, a->what, OMPEMU_P(key), OMPEMU_P(key + len));
   }
-  struct anode *pred = atree_floor(a->free, key);
-  if (pred && pred->key + pred->len == key) {
-    pred->len += len;
-    atree_update_path(a->free, pred->key);
-    apool_put(&a->pool, n);
-    return;
-  }
-  memset(n, 0, sizeof *n);
-  n->key = key;
-  n->len = len;
-  atree_insert(&a->free, n);
+}
+
+/* Freed block N's extent goes back into FREE; N to the pool. */
+static void free_block(struct emu_arena *a, struct anode *n) {
+  free_insert(a, n->key, n->len);
+  apool_put(&a->pool, n);
 }
 
 /* Give the oldest quarantined block back to FREE.  0 if one was. */
@@ -167,7 +172,7 @@ static int quar_release_one(struct emu_arena *a) {
   }
   /* Check mode: the pages stay PROT_NONE (or read-write until the next
    * kernel, arena_protect.c) until allocated. */
-  free_insert(a, n);
+  free_block(a, n);
   return 0;
 }
 
@@ -176,7 +181,7 @@ static int cool_release_one(struct emu_arena *a) {
   struct anode *n = fifo_pop(&a->cool);
   if (!n)
     return -1;
-  free_insert(a, n);
+  free_block(a, n);
   return 0;
 }
 
@@ -184,7 +189,7 @@ static int cool_release_one(struct emu_arena *a) {
  * then end the delay of the blocks that have waited long enough. */
 static void cool_insert(struct emu_arena *a, struct anode *n) {
   if (!a->cool_max_blocks || n->len > a->cool_max_bytes) {
-    free_insert(a, n);
+    free_block(a, n);
     return;
   }
   fifo_push(&a->cool, n);
@@ -304,8 +309,7 @@ struct emu_arena *arena_create_ex(const char *what, int dev, uintptr_t base,
   a->quarantine = q;
   /* Check mode: the first page guards the first block. */
   uintptr_t first = flags & ARENA_CHECK ? base + PAGE : base;
-  struct anode *n = apool_get(&a->pool);
-  if (!n) {
+  if (xt_insert(&a->free, first, base + span - first) != 0) {
     ompemu_error("emu", "device %d: out of host memory for the %s arena", dev,
                  what);
     abits_release(&a->starts);
@@ -313,9 +317,6 @@ struct emu_arena *arena_create_ex(const char *what, int dev, uintptr_t base,
     free(a);
     return NULL;
   }
-  n->key = first;
-  n->len = base + span - first;
-  atree_insert(&a->free, n);
   return a;
 }
 
@@ -327,6 +328,7 @@ void arena_destroy(struct emu_arena *a) {
   pthread_mutex_destroy(&a->lock);
   abits_release(&a->starts);
   free(a->bystart.v);
+  xt_clear(&a->free);
   apool_release(&a->pool);
   free(a);
 }
@@ -426,17 +428,17 @@ void *arena_alloc(struct emu_arena *a, size_t size) {
   if (a->in_use + charge > a->capacity)
     goto full;
   struct layout l = layout_of(a, size);
-  struct anode *f;
-  while (!(f = atree_first_fit(a->free, l.len)))
+  struct xt_ext f;
+  while (xt_first_fit(&a->free, l.len, &f) != 0)
     if (cool_release_one(a) != 0 && quar_release_one(a) != 0)
       goto full;
   struct anode *n = apool_get(&a->pool);
   if (!n)
     goto full;
-  uintptr_t p = f->key;
+  uintptr_t p = f.key;
   size_t clean = 0;
   if (arena_is_check(a) &&
-      make_accessible(a, p, f->key + f->len, &l, &clean) != 0) {
+      make_accessible(a, p, f.key + f.len, &l, &clean) != 0) {
     ompemu_error("emu", "device %d: cannot make the %s block [" OMPEMU_PTR
                  ", " OMPEMU_PTR ") accessible: %s", a->dev, a->what,
                  OMPEMU_P(p), OMPEMU_P(p + l.body), strerror(errno));
@@ -455,14 +457,10 @@ void *arena_alloc(struct emu_arena *a, size_t size) {
     apool_put(&a->pool, n);
     goto full;
   }
-  atree_remove(&a->free, p);
-  if (f->len > l.len) {
-    f->key += l.len;
-    f->len -= l.len;
-    atree_insert(&a->free, f);
-  } else {
-    apool_put(&a->pool, f);
-  }
+  if (f.len > l.len)
+    xt_set(&a->free, p, p + l.len, f.len - l.len);
+  else
+    xt_remove(&a->free, p);
   abits_set(&a->starts, p);
   a->in_use += charge;
   a->guarded += l.guarded;

@@ -5,6 +5,7 @@
 #define EMU_ARENA_INTERNAL_H
 
 #include "arena.h"
+#include "arena_extents.h"
 #include "arena_index.h"
 
 #include <pthread.h>
@@ -28,7 +29,8 @@ struct emu_arena {
   int quarantine; /* OMPEMU_QUARANTINE (page-sized blocks) */
   enum emu_poison_kind poison;
   struct abits starts; /* LIVE: extent starts of live blocks */
-  struct anode *free, *stale;
+  struct xtree free; /* FREE */
+  struct anode *stale;
   struct anode *unprot;   /* check mode: freed pages still read-write */
   size_t nunprot;
   unsigned long unprot_since; /* SETTLES when UNPROT became non-empty */
