@@ -433,6 +433,39 @@ static void test_lazy_free(void **state) {
   arena_destroy(a);
 }
 
+/* A small freed block is poison from end to end of its extent: only its
+ * own bytes are filled again when no kernel ran since its allocation (its
+ * slack still holds the poison), all of it when one ran and may have
+ * written past the end. */
+static void test_lazy_free_small(void **state) {
+  (void)state;
+  struct emu_arena *a =
+      arena_create_ex("data", 0, TB(26), 4 * MB, 256, ARENA_LAZY, 4 * MB);
+  assert_non_null(a);
+  unsigned char *p = arena_alloc(a, 64);
+  assert_int_equal(arena_write_begin(a, p, 64), 0);
+  memset(p, 0x11, 64);
+  assert_true(all_bytes(p + 64, 192, EMU_POISON_BYTE));
+  assert_int_equal(arena_free(a, p), 0);
+  assert_true(all_bytes(p, 256, EMU_POISON_BYTE));
+  /* Allocated again; a kernel runs and writes past the end. */
+  unsigned char *q = arena_alloc(a, 64);
+  assert_ptr_equal(q, p);
+  assert_int_equal(arena_write_begin(a, q, 64), 0);
+  memset(q, 0x22, 64);
+  arena_settle(a);
+  memset(q + 64, 0x33, 100); /* the kernel's overflow */
+  assert_int_equal(arena_free(a, q), 0);
+  assert_true(all_bytes(q, 256, EMU_POISON_BYTE));
+  /* A kernel ran before the allocation, none after: the cheap path. */
+  unsigned char *r = arena_alloc(a, 64);
+  assert_int_equal(arena_write_begin(a, r, 16), 0);
+  memset(r, 0x44, 16);
+  assert_int_equal(arena_free(a, r), 0);
+  assert_true(all_bytes(r, 256, EMU_POISON_BYTE));
+  arena_destroy(a);
+}
+
 /* Address-ordered first fit with many extents: the lowest hole that fits,
  * whatever the order of the frees; freeing everything leaves one extent. */
 static void test_first_fit_many(void **state) {
@@ -517,6 +550,7 @@ int main(void) {
       cmocka_unit_test(test_reuse_delay),
       cmocka_unit_test(test_lazy_poison),
       cmocka_unit_test(test_lazy_free),
+      cmocka_unit_test(test_lazy_free_small),
       cmocka_unit_test(test_first_fit_many),
       cmocka_unit_test(test_scales),
   };

@@ -562,6 +562,13 @@ int arena_free(struct emu_arena *a, void *ptr) {
       mprotect((void *)n->key, n->len, PROT_READ | PROT_WRITE);
     if ((a->flags & ARENA_LAZY) && n->len >= EMU_LAZY_FREE_MIN)
       stale_add(a, n->key, n->len);
+    else if ((a->flags & ARENA_LAZY) && !owed &&
+             n->born == atomic_load_explicit(&a->settles,
+                                             memory_order_relaxed))
+      /* Only copies wrote the block since its poison was written (no
+       * kernel ran since its allocation), and they stay inside its SIZE
+       * bytes: its slack holds the poison still. */
+      arena_fill(a, n->start, n->size, 1);
     else
       arena_fill(a, n->key, n->len, lazy_asan(a));
     cool_insert(a, n);
