@@ -7,6 +7,7 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 /* The canary checks read bytes that ASan was told are off limits. */
@@ -96,16 +97,20 @@ NO_ASAN size_t poison_first_diff(enum emu_poison_kind kind, const void *p, size_
 typedef void (*asan_fn)(const volatile void *, size_t);
 static asan_fn asan_p, asan_u;
 static pthread_once_t asan_once = PTHREAD_ONCE_INIT;
+static atomic_int asan_known; /* asan_lookup has run */
 
 static void asan_lookup(void) {
   asan_p = (asan_fn)dlsym(RTLD_DEFAULT, "__asan_poison_memory_region");
   asan_u = (asan_fn)dlsym(RTLD_DEFAULT, "__asan_unpoison_memory_region");
   if (!asan_p || !asan_u)
     asan_p = asan_u = NULL;
+  atomic_store_explicit(&asan_known, 1, memory_order_release);
 }
 
 int asan_present(void) {
-  pthread_once(&asan_once, asan_lookup);
+  /* Asked on every allocation and free: one load once looked up. */
+  if (!atomic_load_explicit(&asan_known, memory_order_acquire))
+    pthread_once(&asan_once, asan_lookup);
   return asan_p != NULL;
 }
 
