@@ -1,5 +1,8 @@
 /* The arena's indexes (arena_index.c): extents as nodes of treaps keyed by
- * address, a hash of live blocks by start, and a pool the nodes come from.
+ * address (the ranges whose poison is owed, and in check mode the freed
+ * pages still read-write; the free extents have a tree of their own,
+ * arena_extents.h), a hash of live blocks by start, and a pool the nodes
+ * come from.
  * Every operation is O(log n) expected (O(1) for the hash) in the number
  * of extents; none allocates on the common path.  Not thread-safe: the
  * arena's lock protects them. */
@@ -14,7 +17,6 @@
 struct anode {
   uintptr_t key;        /* extent start */
   size_t len;           /* extent length */
-  size_t maxlen;        /* largest len in this subtree (first fit) */
   struct anode *l, *r;  /* treap children */
   uint32_t prio;        /* treap priority: a hash of KEY, deterministic */
   unsigned flags;       /* ANODE_* */
@@ -38,12 +40,6 @@ struct anode *atree_remove(struct anode **root, uintptr_t key);
 struct anode *atree_floor(struct anode *root, uintptr_t p);
 /* Node with the smallest key >= P, or NULL. */
 struct anode *atree_ceil(struct anode *root, uintptr_t p);
-/* Lowest-addressed node with len >= LEN, or NULL (address-ordered first
- * fit, with the subtree maxima). */
-struct anode *atree_first_fit(struct anode *root, size_t len);
-/* Recompute maxlen on the path to KEY after the len of its node changed
- * (its key unchanged). */
-void atree_update_path(struct anode *root, uintptr_t key);
 /* Call FN on every node in address order. */
 void atree_walk(struct anode *root, void (*fn)(struct anode *, void *),
                 void *arg);
