@@ -1,5 +1,6 @@
-/* Unit tests of the arena's free-extent tree (src/plugins/emu/arena_extents.c):
- * every operation checked against a plain sorted array, with the tree's
+/* Unit tests of the arena's free-extent tree
+ * (src/plugins/emu/arena_extents.c): every operation, and the tags the
+ * extents carry, checked against a plain sorted array, with the tree's
  * invariants (order, fill, depth, links, maxima) after each change;
  * removals in shuffled and in address order, and at scale. */
 #include <setjmp.h>
@@ -31,10 +32,11 @@ static size_t model_pos(const struct model *m, uintptr_t k) {
   return lo;
 }
 
-static void model_insert(struct model *m, uintptr_t k, size_t len) {
+static void model_insert(struct model *m, uintptr_t k, size_t len,
+                         unsigned long tag) {
   size_t i = model_pos(m, k);
   memmove(&m->v[i + 1], &m->v[i], (m->n - i) * sizeof m->v[0]);
-  m->v[i] = (struct xt_ext){k, len};
+  m->v[i] = (struct xt_ext){k, len, tag};
   m->n++;
 }
 
@@ -79,12 +81,14 @@ static void query_agrees(const struct xtree *t, const struct model *m,
   if (i > 0) {
     assert_int_equal(lo.key, m->v[i - 1].key);
     assert_int_equal(lo.len, m->v[i - 1].len);
+    assert_int_equal(lo.tag, m->v[i - 1].tag);
   } else {
     assert_int_equal(lo.len, 0);
   }
   if (i < m->n) {
     assert_int_equal(hi.key, m->v[i].key);
     assert_int_equal(hi.len, m->v[i].len);
+    assert_int_equal(hi.tag, m->v[i].tag);
   } else {
     assert_int_equal(hi.len, 0);
   }
@@ -98,6 +102,7 @@ static void query_agrees(const struct xtree *t, const struct model *m,
     assert_int_equal(rc, 0);
     assert_int_equal(f.key, m->v[j].key);
     assert_int_equal(f.len, m->v[j].len);
+    assert_int_equal(f.tag, m->v[j].tag);
   }
 }
 
@@ -120,8 +125,9 @@ static void churn(size_t n, size_t every) {
   }
   for (size_t s = 0; s < n; s++) {
     size_t len = 1 + next_rand() % 8;
-    assert_int_equal(xt_insert(&t, 0x1000 + 16 * order[s], len), 0);
-    model_insert(&m, 0x1000 + 16 * order[s], len);
+    unsigned long tag = next_rand() % 1000;
+    assert_int_equal(xt_insert(&t, 0x1000 + 16 * order[s], len, tag), 0);
+    model_insert(&m, 0x1000 + 16 * order[s], len, tag);
     if (s % every == 0) {
       agree(&t, &m);
       query_agrees(&t, &m, 0x1000 + 16 * (next_rand() % n) + 3,
@@ -136,8 +142,9 @@ static void churn(size_t n, size_t every) {
     uintptr_t k = m.v[i].key, base = k & ~(uintptr_t)15;
     uintptr_t nk = base + next_rand() % 8;
     size_t nlen = 1 + next_rand() % 8;
-    xt_set(&t, k, nk, nlen);
-    m.v[i] = (struct xt_ext){nk, nlen};
+    unsigned long ntag = next_rand() % 1000;
+    xt_set(&t, k, nk, nlen, ntag);
+    m.v[i] = (struct xt_ext){nk, nlen, ntag};
     if (s % every == 0) {
       agree(&t, &m);
       query_agrees(&t, &m, nk, 1 + next_rand() % 9);
@@ -189,7 +196,7 @@ static void test_ordered_removal(void **state) {
     memset(&t, 0, sizeof t);
     enum { N = 5000 };
     for (uintptr_t i = 0; i < N; i++)
-      assert_int_equal(xt_insert(&t, 0x100 + 0x10 * i, 1 + i % 7), 0);
+      assert_int_equal(xt_insert(&t, 0x100 + 0x10 * i, 1 + i % 7, i), 0);
     assert_true(xt_check(&t) >= 3);
     for (uintptr_t s = 0; s < N; s++) {
       uintptr_t i = dir ? N - 1 - s : s;
@@ -211,24 +218,26 @@ static void test_first_fit(void **state) {
   struct xt_ext f;
   assert_int_equal(xt_first_fit(&t, 1, &f), -1);
   for (uintptr_t i = 0; i < 1000; i++)
-    assert_int_equal(xt_insert(&t, 0x10000 + 0x100 * i, 0x10), 0);
-  assert_int_equal(xt_insert(&t, 0x10000 + 0x100 * 1000, 0x80), 0);
+    assert_int_equal(xt_insert(&t, 0x10000 + 0x100 * i, 0x10, 1), 0);
+  assert_int_equal(xt_insert(&t, 0x10000 + 0x100 * 1000, 0x80, 2), 0);
   assert_int_equal(xt_first_fit(&t, 0x10, &f), 0);
   assert_int_equal(f.key, 0x10000);
   assert_int_equal(xt_first_fit(&t, 0x11, &f), 0);
   assert_int_equal(f.key, 0x10000 + 0x100 * 1000);
   assert_int_equal(f.len, 0x80);
+  assert_int_equal(f.tag, 2);
   assert_int_equal(xt_first_fit(&t, 0x81, &f), -1);
   /* Shrinking the long one from the front (an allocation) keeps the
    * maxima right. */
-  xt_set(&t, 0x10000 + 0x100 * 1000, 0x10000 + 0x100 * 1000 + 0x70, 0x10);
+  xt_set(&t, 0x10000 + 0x100 * 1000, 0x10000 + 0x100 * 1000 + 0x70, 0x10, 2);
   assert_true(xt_check(&t) >= 0);
   assert_int_equal(xt_first_fit(&t, 0x11, &f), -1);
   /* Growing one in the middle (a merge). */
-  xt_set(&t, 0x10000 + 0x100 * 500, 0x10000 + 0x100 * 500 - 0x20, 0x40);
+  xt_set(&t, 0x10000 + 0x100 * 500, 0x10000 + 0x100 * 500 - 0x20, 0x40, 3);
   assert_true(xt_check(&t) >= 0);
   assert_int_equal(xt_first_fit(&t, 0x11, &f), 0);
   assert_int_equal(f.key, 0x10000 + 0x100 * 500 - 0x20);
+  assert_int_equal(f.tag, 3);
   xt_clear(&t);
 }
 

@@ -129,31 +129,44 @@ static void stale_cut(struct emu_arena *a, uintptr_t p, size_t len) {
 
 /* ------------------------------------------------------- free extents */
 
-/* Put [KEY, KEY+LEN) back into FREE, merged with the free extents
- * beside it.  Caller holds the lock.  Without host memory for a new tree
- * node the extent is lost to later allocations, with a message. */
-static void free_insert(struct emu_arena *a, uintptr_t key, size_t len) {
+/* The tag of two free extents merged into one (arena_internal.h). */
+static unsigned long tag_merge(unsigned long x, unsigned long y) {
+  if (x == FREE_FRESH)
+    return y;
+  if (y == FREE_FRESH)
+    return x;
+  return x == y ? x : FREE_DIRTY;
+}
+
+/* Put [KEY, KEY+LEN) with TAG back into FREE, merged with the free
+ * extents beside it.  Caller holds the lock.  Without host memory for a
+ * new tree node the extent is lost to later allocations, with a
+ * message. */
+static void free_insert(struct emu_arena *a, uintptr_t key, size_t len,
+                        unsigned long tag) {
   struct xt_ext lo, hi;
   xt_around(&a->free, key, &lo, &hi);
   int pred = lo.len && lo.key + lo.len == key;
   int succ = hi.len && hi.key == key + len;
   if (pred && succ) {
     xt_remove(&a->free, hi.key);
-    xt_set(&a->free, lo.key, lo.key, lo.len + len + hi.len);
+    xt_set(&a->free, lo.key, lo.key, lo.len + len + hi.len,
+           tag_merge(tag_merge(lo.tag, tag), hi.tag));
   } else if (pred) {
-    xt_set(&a->free, lo.key, lo.key, lo.len + len);
+    xt_set(&a->free, lo.key, lo.key, lo.len + len, tag_merge(lo.tag, tag));
   } else if (succ) {
-    xt_set(&a->free, hi.key, key, len + hi.len);
-  } else if (xt_insert(&a->free, key, len) != 0) {
+    xt_set(&a->free, hi.key, key, len + hi.len, tag_merge(tag, hi.tag));
+  } else if (xt_insert(&a->free, key, len, tag) != 0) {
     ompemu_error("emu", "device %d: out of host memory: the freed %s range ["
                  OMPEMU_PTR ", " OMPEMU_PTR ") cannot be allocated again",
                  a->dev, a->what, OMPEMU_P(key), OMPEMU_P(key + len));
   }
 }
 
-/* Freed block N's extent goes back into FREE; N to the pool. */
-static void free_block(struct emu_arena *a, struct anode *n) {
-  free_insert(a, n->key, n->len);
+/* Freed block N's extent goes back into FREE with TAG; N to the pool. */
+static void free_block(struct emu_arena *a, struct anode *n,
+                       unsigned long tag) {
+  free_insert(a, n->key, n->len, tag);
   apool_put(&a->pool, n);
 }
 
@@ -172,7 +185,7 @@ static int quar_release_one(struct emu_arena *a) {
   }
   /* Check mode: the pages stay PROT_NONE (or read-write until the next
    * kernel, arena_protect.c) until allocated. */
-  free_block(a, n);
+  free_block(a, n, FREE_DIRTY);
   return 0;
 }
 
@@ -181,15 +194,16 @@ static int cool_release_one(struct emu_arena *a) {
   struct anode *n = fifo_pop(&a->cool);
   if (!n)
     return -1;
-  free_block(a, n);
+  free_block(a, n, n->born);
   return 0;
 }
 
-/* Hold the freed extent N back (or give it back at once without a delay),
- * then end the delay of the blocks that have waited long enough. */
+/* Hold the freed extent N (its tag in N->born) back, or give it back at
+ * once without a delay, then end the delay of the blocks that have waited
+ * long enough. */
 static void cool_insert(struct emu_arena *a, struct anode *n) {
   if (!a->cool_max_blocks || n->len > a->cool_max_bytes) {
-    free_block(a, n);
+    free_block(a, n, n->born);
     return;
   }
   fifo_push(&a->cool, n);
@@ -309,7 +323,7 @@ struct emu_arena *arena_create_ex(const char *what, int dev, uintptr_t base,
   a->quarantine = q;
   /* Check mode: the first page guards the first block. */
   uintptr_t first = flags & ARENA_CHECK ? base + PAGE : base;
-  if (xt_insert(&a->free, first, base + span - first) != 0) {
+  if (xt_insert(&a->free, first, base + span - first, FREE_FRESH) != 0) {
     ompemu_error("emu", "device %d: out of host memory for the %s arena", dev,
                  what);
     abits_release(&a->starts);
@@ -436,7 +450,12 @@ void *arena_alloc(struct emu_arena *a, size_t size) {
   if (!n)
     goto full;
   uintptr_t p = f.key;
+  /* Bytes of the block's body that hold the poison already. */
   size_t clean = 0;
+  if (!arena_is_check(a) && f.tag == atomic_load_explicit(&a->settles,
+                                                          memory_order_relaxed) &&
+      p + l.len <= a->hwm)
+    clean = l.body;
   if (arena_is_check(a) &&
       make_accessible(a, p, f.key + f.len, &l, &clean) != 0) {
     ompemu_error("emu", "device %d: cannot make the %s block [" OMPEMU_PTR
@@ -458,7 +477,7 @@ void *arena_alloc(struct emu_arena *a, size_t size) {
     goto full;
   }
   if (f.len > l.len)
-    xt_set(&a->free, p, p + l.len, f.len - l.len);
+    xt_set(&a->free, p, p + l.len, f.len - l.len, f.tag);
   else
     xt_remove(&a->free, p);
   abits_set(&a->starts, p);
@@ -560,17 +579,23 @@ int arena_free(struct emu_arena *a, void *ptr) {
       /* Code blocks may have been left read-only or executable by the
        * loader; live data blocks are always read-write. */
       mprotect((void *)n->key, n->len, PROT_READ | PROT_WRITE);
-    if ((a->flags & ARENA_LAZY) && n->len >= EMU_LAZY_FREE_MIN)
+    unsigned long now = atomic_load_explicit(&a->settles,
+                                             memory_order_relaxed);
+    unsigned long tag = FREE_DIRTY;
+    if ((a->flags & ARENA_LAZY) && n->len >= EMU_LAZY_FREE_MIN) {
       stale_add(a, n->key, n->len);
-    else if ((a->flags & ARENA_LAZY) && !owed &&
-             n->born == atomic_load_explicit(&a->settles,
-                                             memory_order_relaxed))
+    } else if ((a->flags & ARENA_LAZY) && !owed && n->born == now) {
       /* Only copies wrote the block since its poison was written (no
        * kernel ran since its allocation), and they stay inside its SIZE
        * bytes: its slack holds the poison still. */
       arena_fill(a, n->start, n->size, 1);
-    else
+      tag = now;
+    } else {
       arena_fill(a, n->key, n->len, lazy_asan(a));
+      if (a->flags & ARENA_LAZY)
+        tag = now;
+    }
+    n->born = tag;
     cool_insert(a, n);
   }
   pthread_mutex_unlock(&a->lock);

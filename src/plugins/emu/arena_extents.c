@@ -93,12 +93,14 @@ void xt_around(const struct xtree *t, uintptr_t k, struct xt_ext *below,
   if (b && bi) {
     below->key = b->key[bi - 1];
     below->len = b->u.lf.len[bi - 1];
+    below->tag = b->u.lf.tag[bi - 1];
   }
   const node *a = j < lf->n ? lf : lf->u.lf.next;
   unsigned ai = j < lf->n ? j : 0;
   if (a) {
     above->key = a->key[ai];
     above->len = a->u.lf.len[ai];
+    above->tag = a->u.lf.tag[ai];
   }
 }
 
@@ -118,6 +120,7 @@ int xt_first_fit(const struct xtree *t, size_t len, struct xt_ext *out) {
     if (nd->u.lf.len[i] >= len) {
       out->key = nd->key[i];
       out->len = nd->u.lf.len[i];
+      out->tag = nd->u.lf.tag[i];
       return 0;
     }
   return -1;
@@ -125,13 +128,16 @@ int xt_first_fit(const struct xtree *t, size_t len, struct xt_ext *out) {
 
 /* ------------------------------------------------------------ insert */
 
-/* Put KEY/LEN at position POS of leaf LF (not full). */
-static void leaf_put(node *lf, unsigned pos, uintptr_t key, size_t len) {
+/* Put KEY/LEN/TAG at position POS of leaf LF (not full). */
+static void leaf_put(node *lf, unsigned pos, uintptr_t key, size_t len,
+                     unsigned long tag) {
   unsigned m = lf->n - pos;
   memmove(&lf->key[pos + 1], &lf->key[pos], m * sizeof lf->key[0]);
   memmove(&lf->u.lf.len[pos + 1], &lf->u.lf.len[pos], m * sizeof(size_t));
+  memmove(&lf->u.lf.tag[pos + 1], &lf->u.lf.tag[pos], m * sizeof tag);
   lf->key[pos] = key;
   lf->u.lf.len[pos] = len;
+  lf->u.lf.tag[pos] = tag;
   lf->n++;
 }
 
@@ -149,25 +155,31 @@ static void inner_put(node *nd, unsigned c, uintptr_t key, node *r,
   nd->n++;
 }
 
-/* Full leaf LF: add KEY/LEN at POS and move the upper half to the empty
- * leaf R.  Returns the separator (R's first key). */
+/* Full leaf LF: add KEY/LEN/TAG at POS and move the upper half to the
+ * empty leaf R.  Returns the separator (R's first key). */
 static uintptr_t leaf_split(node *lf, node *r, unsigned pos, uintptr_t key,
-                            size_t len) {
+                            size_t len, unsigned long tag) {
   uintptr_t keys[CAP + 1];
   size_t lens[CAP + 1];
+  unsigned long tags[CAP + 1];
   memcpy(keys, lf->key, pos * sizeof keys[0]);
   memcpy(lens, lf->u.lf.len, pos * sizeof lens[0]);
+  memcpy(tags, lf->u.lf.tag, pos * sizeof tags[0]);
   keys[pos] = key;
   lens[pos] = len;
+  tags[pos] = tag;
   memcpy(keys + pos + 1, lf->key + pos, (CAP - pos) * sizeof keys[0]);
   memcpy(lens + pos + 1, lf->u.lf.len + pos, (CAP - pos) * sizeof lens[0]);
+  memcpy(tags + pos + 1, lf->u.lf.tag + pos, (CAP - pos) * sizeof tags[0]);
   unsigned half = (CAP + 1) / 2;
   lf->n = half;
   memcpy(lf->key, keys, half * sizeof keys[0]);
   memcpy(lf->u.lf.len, lens, half * sizeof lens[0]);
+  memcpy(lf->u.lf.tag, tags, half * sizeof tags[0]);
   r->n = CAP + 1 - half;
   memcpy(r->key, keys + half, r->n * sizeof keys[0]);
   memcpy(r->u.lf.len, lens + half, r->n * sizeof lens[0]);
+  memcpy(r->u.lf.tag, tags + half, r->n * sizeof tags[0]);
   r->u.lf.next = lf->u.lf.next;
   r->u.lf.prev = lf;
   if (lf->u.lf.next)
@@ -205,7 +217,7 @@ static uintptr_t inner_split(node *nd, node *r, unsigned c, uintptr_t key,
   return keys[half];
 }
 
-int xt_insert(struct xtree *t, uintptr_t key, size_t len) {
+int xt_insert(struct xtree *t, uintptr_t key, size_t len, unsigned long tag) {
   if (!t->root) {
     node *lf = node_new(t, 1);
     if (!lf)
@@ -213,6 +225,7 @@ int xt_insert(struct xtree *t, uintptr_t key, size_t len) {
     lf->n = 1;
     lf->key[0] = key;
     lf->u.lf.len[0] = len;
+    lf->u.lf.tag[0] = tag;
     t->root = lf;
     t->height = 1;
     t->count = 1;
@@ -244,11 +257,11 @@ int xt_insert(struct xtree *t, uintptr_t key, size_t len) {
   node *lf = p.nodes[l];
   unsigned pos = count_le(lf, key);
   if (lf->n < CAP) {
-    leaf_put(lf, pos, key, len);
+    leaf_put(lf, pos, key, len, tag);
   } else {
     /* Split upwards while nodes are full: SEP and R go into the parent. */
     node *r = spare[used++];
-    uintptr_t sep = leaf_split(lf, r, pos, key, len);
+    uintptr_t sep = leaf_split(lf, r, pos, key, len, tag);
     node *left = lf;
     for (l--; l >= 0; l--) {
       node *par = p.nodes[l];
@@ -290,11 +303,12 @@ int xt_insert(struct xtree *t, uintptr_t key, size_t len) {
 
 /* ------------------------------------------------------------ remove */
 
-/* Remove key I of leaf LF with its length. */
+/* Remove key I of leaf LF with its length and tag. */
 static void leaf_take(node *lf, unsigned i) {
   unsigned m = lf->n - i - 1;
   memmove(&lf->key[i], &lf->key[i + 1], m * sizeof lf->key[0]);
   memmove(&lf->u.lf.len[i], &lf->u.lf.len[i + 1], m * sizeof(size_t));
+  memmove(&lf->u.lf.tag[i], &lf->u.lf.tag[i + 1], m * sizeof(unsigned long));
   lf->n--;
 }
 
@@ -316,7 +330,8 @@ static void repair(struct xtree *t, node *par, unsigned ci) {
   node *right = ci < par->n ? par->u.in.child[ci + 1] : NULL;
   if (left && left->n > MIN) {
     if (nd->leaf) {
-      leaf_put(nd, 0, left->key[left->n - 1], left->u.lf.len[left->n - 1]);
+      leaf_put(nd, 0, left->key[left->n - 1], left->u.lf.len[left->n - 1],
+               left->u.lf.tag[left->n - 1]);
       left->n--;
       par->key[ci - 1] = nd->key[0];
     } else {
@@ -338,6 +353,7 @@ static void repair(struct xtree *t, node *par, unsigned ci) {
     if (nd->leaf) {
       nd->key[nd->n] = right->key[0];
       nd->u.lf.len[nd->n] = right->u.lf.len[0];
+      nd->u.lf.tag[nd->n] = right->u.lf.tag[0];
       nd->n++;
       leaf_take(right, 0);
       par->key[ci] = right->key[0];
@@ -363,6 +379,7 @@ static void repair(struct xtree *t, node *par, unsigned ci) {
   if (l->leaf) {
     memcpy(&l->key[l->n], r->key, r->n * sizeof r->key[0]);
     memcpy(&l->u.lf.len[l->n], r->u.lf.len, r->n * sizeof(size_t));
+    memcpy(&l->u.lf.tag[l->n], r->u.lf.tag, r->n * sizeof(unsigned long));
     l->n += r->n;
     l->u.lf.next = r->u.lf.next;
     if (r->u.lf.next)
@@ -408,7 +425,8 @@ void xt_remove(struct xtree *t, uintptr_t key) {
   }
 }
 
-void xt_set(struct xtree *t, uintptr_t key, uintptr_t nkey, size_t nlen) {
+void xt_set(struct xtree *t, uintptr_t key, uintptr_t nkey, size_t nlen,
+            unsigned long ntag) {
   struct path p;
   walk_down(t, key, &p);
   int l = t->height - 1;
@@ -419,6 +437,7 @@ void xt_set(struct xtree *t, uintptr_t key, uintptr_t nkey, size_t nlen) {
   size_t old = lf->u.lf.len[i - 1];
   lf->key[i - 1] = nkey;
   lf->u.lf.len[i - 1] = nlen;
+  lf->u.lf.tag[i - 1] = ntag;
   for (l--; l >= 0; l--) {
     node *nd = p.nodes[l];
     unsigned c = p.idx[l];

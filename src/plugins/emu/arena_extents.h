@@ -6,8 +6,9 @@
  * holds up to XT_CAP extents in 4 to 6 cache lines, so among 100 000
  * extents a walk visits four or five nodes, the upper ones shared by every
  * walk and so in the cache, where a binary tree visits twenty or more.
- * Extents never overlap; keys are unique.  Not thread-safe: the arena's
- * lock protects it. */
+ * Each extent carries a TAG the tree only keeps (the arena's note of
+ * whether the extent holds only the poison).  Extents never overlap; keys
+ * are unique.  Not thread-safe: the arena's lock protects it. */
 #ifndef EMU_ARENA_EXTENTS_H
 #define EMU_ARENA_EXTENTS_H
 
@@ -25,6 +26,7 @@ struct xt_node {
   union {
     struct {
       size_t len[XT_CAP];
+      unsigned long tag[XT_CAP];
       struct xt_node *prev, *next; /* neighbours in key order */
     } lf;
     /* child[0..n]; child i holds the keys k with key[i-1] <= k < key[i];
@@ -47,17 +49,19 @@ struct xtree {
 struct xt_ext {
   uintptr_t key;
   size_t len;
+  unsigned long tag;
 };
 
-/* Add the extent [KEY, KEY+LEN), LEN > 0, KEY not present.  0, or -1 when
- * out of memory (the tree is then unchanged). */
-int xt_insert(struct xtree *t, uintptr_t key, size_t len);
+/* Add the extent [KEY, KEY+LEN), LEN > 0, KEY not present, with TAG.  0,
+ * or -1 when out of memory (the tree is then unchanged). */
+int xt_insert(struct xtree *t, uintptr_t key, size_t len, unsigned long tag);
 /* Remove the extent starting at KEY (present). */
 void xt_remove(struct xtree *t, uintptr_t key);
 /* The extent starting at KEY (present) becomes [NKEY, NKEY+NLEN), NLEN >
- * 0: NKEY must lie above the extent before it and below the one after it.
- * Never allocates. */
-void xt_set(struct xtree *t, uintptr_t key, uintptr_t nkey, size_t nlen);
+ * 0, with tag NTAG: NKEY must lie above the extent before it and below the
+ * one after it.  Never allocates. */
+void xt_set(struct xtree *t, uintptr_t key, uintptr_t nkey, size_t nlen,
+            unsigned long ntag);
 /* The extent with the greatest key <= K into *BELOW and the one with the
  * least key > K into *ABOVE (LEN 0 when none). */
 void xt_around(const struct xtree *t, uintptr_t k, struct xt_ext *below,

@@ -24,7 +24,8 @@ struct anode {
   size_t size;          /* live: bytes asked for */
   struct anode *next, *prev; /* FIFO (cool, quarantine) or pending list */
   const void *last_kernel;   /* check mode: last kernel given the block */
-  unsigned long born;        /* live: arena_settle calls before its alloc */
+  unsigned long born;        /* live: arena_settle calls before its alloc;
+                              * cooling: its tag in FREE (FREE_DIRTY...) */
 };
 
 #define ANODE_PENDING 0x1 /* live: not yet poisoned, content stale */

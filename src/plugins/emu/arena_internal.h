@@ -8,10 +8,21 @@
 #include "arena_extents.h"
 #include "arena_index.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 
 #define PAGE ((size_t)4096)
+
+/* Tags of free extents (FREE, arena_extents.h), for lazy data arenas
+ * outside check mode: every byte of the extent below HWM held the poison
+ * when arena_settle had been called TAG times (no kernel can have written
+ * it since if that is still the count, and copies only write live
+ * blocks), so a block allocated there owes no poison.  FREE_FRESH: no
+ * byte of the extent lies below HWM (never allocated memory, zeros);
+ * FREE_DIRTY: not known. */
+#define FREE_FRESH (ULONG_MAX - 1)
+#define FREE_DIRTY ULONG_MAX
 
 struct fifo {
   struct anode *head, *tail;
