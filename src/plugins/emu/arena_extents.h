@@ -3,9 +3,9 @@
  * each child.  The lowest-addressed extent of at least a given length
  * (address-ordered first fit) is found in one walk down, and so are the
  * two neighbours of an address (to coalesce a freed block with).  A node
- * holds up to XT_CAP extents in 4 to 6 cache lines, so among 100 000
- * extents a walk visits four or five nodes, the upper ones shared by every
- * walk and so in the cache, where a binary tree visits twenty or more.
+ * holds up to XT_CAP extents in six cache lines, so among 100 000 extents
+ * a walk visits about five nodes, the upper ones shared by every walk and
+ * so in the cache, where a binary tree visits twenty or more.
  * Each extent carries a TAG the tree only keeps (the arena's note of
  * whether the extent holds only the poison).  Extents never overlap; keys
  * are unique.  Not thread-safe: the arena's lock protects it. */
