@@ -470,7 +470,7 @@ void *arena_alloc(struct emu_arena *a, size_t size) {
   n->size = size;
   n->flags = l.guarded ? ANODE_GUARDED : 0;
   n->born = atomic_load_explicit(&a->settles, memory_order_relaxed);
-  if (ahash_insert(&a->bystart, n->key, size, n) != 0) {
+  if (ahash_insert(&a->bystart, n->key, n) != 0) {
     if (arena_is_check(a))
       mprotect((void *)p, l.body, PROT_NONE);
     apool_put(&a->pool, n);

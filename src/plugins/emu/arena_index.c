@@ -184,8 +184,7 @@ static void h_put(struct ahash *h, struct hslot s) {
   h->n++;
 }
 
-int ahash_insert(struct ahash *h, uintptr_t start, size_t size,
-                 struct anode *node) {
+int ahash_insert(struct ahash *h, uintptr_t start, struct anode *node) {
   if (2 * (h->n + 1) > h->cap) {
     struct ahash g = {NULL, 0, h->cap ? h->cap * 2 : 64};
     g.v = calloc(g.cap, sizeof *g.v);
@@ -197,7 +196,7 @@ int ahash_insert(struct ahash *h, uintptr_t start, size_t size,
     free(h->v);
     *h = g;
   }
-  h_put(h, (struct hslot){start, size, node});
+  h_put(h, (struct hslot){start, node});
   return 0;
 }
 

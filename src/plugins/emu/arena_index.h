@@ -72,12 +72,13 @@ void abits_clear(struct abits *b, uintptr_t p);
 /* The highest set address <= P, or 0 if none. */
 uintptr_t abits_floor(const struct abits *b, uintptr_t p);
 
-/* Live blocks by extent start (the block's start but in check mode): open addressing, linear probing; START 0 marks an
- * empty slot (no arena starts at 0).  A slot keeps START and SIZE beside
- * the node, so checking a copy touches one slot. */
+/* Live blocks by extent start (the block's start but in check mode):
+ * open addressing, linear probing; START 0 marks an empty slot (no arena
+ * starts at 0).  Slots are 16 bytes, four to a cache line: the table is
+ * up to four times as large as the number of live blocks and is probed at
+ * random, so its size decides how much of it stays in the caches. */
 struct hslot {
   uintptr_t start;
-  size_t size;
   struct anode *node;
 };
 struct ahash {
@@ -85,8 +86,7 @@ struct ahash {
   size_t n, cap;
 };
 const struct hslot *ahash_find(const struct ahash *h, uintptr_t start);
-int ahash_insert(struct ahash *h, uintptr_t start, size_t size,
-                 struct anode *node);
+int ahash_insert(struct ahash *h, uintptr_t start, struct anode *node);
 void ahash_remove(struct ahash *h, uintptr_t start); /* START present */
 
 #endif
