@@ -15,6 +15,7 @@ static int trace_level = -1;
 int ompemu_trace_cur = -1;
 static FILE *trace_out;
 static pthread_once_t trace_once = PTHREAD_ONCE_INIT;
+static atomic_int trace_ready; /* trace_init has run */
 static pthread_mutex_t trace_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Read OMPEMU_TRACE and OMPEMU_TRACE_FILE once per process. */
@@ -50,10 +51,13 @@ static void trace_init(void) {
   }
   /* Published last: a thread that reads it sees TRACE_OUT set. */
   __atomic_store_n(&ompemu_trace_cur, trace_level, __ATOMIC_RELEASE);
+  atomic_store_explicit(&trace_ready, 1, memory_order_release);
 }
 
 int ompemu_trace_level(void) {
-  pthread_once(&trace_once, trace_init);
+  /* Asked several times per construct: one load once initialised. */
+  if (!atomic_load_explicit(&trace_ready, memory_order_acquire))
+    pthread_once(&trace_once, trace_init);
   return trace_level;
 }
 

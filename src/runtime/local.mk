@@ -34,7 +34,6 @@ rt_data_sources = \
 	src/runtime/mapping.h \
 	src/runtime/mapping.c \
 	src/runtime/map_index.h \
-	src/runtime/map_pool.h \
 	src/runtime/map_index.c \
 	src/runtime/devops.c \
 	src/runtime/dump.c \

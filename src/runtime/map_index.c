@@ -16,7 +16,7 @@
 typedef struct map_index_node node;
 
 static node *node_new(struct map_index *ix, int leaf) {
-  node *nd = map_pool_get(&ix->nodes, sizeof(node));
+  node *nd = block_pool_get(&ix->nodes, sizeof(node));
   if (!nd)
     return NULL;
   nd->n = 0;
@@ -209,7 +209,7 @@ int map_index_insert(struct map_index *ix, uintptr_t key, void *value) {
     spare[i] = node_new(ix, 0);
     if (!spare[i]) {
       while (i-- > 0)
-        map_pool_put(&ix->nodes, spare[i], sizeof(node));
+        block_pool_put(&ix->nodes, spare[i], sizeof(node));
       return -1;
     }
   }
@@ -315,7 +315,7 @@ static void repair(struct map_index *ix, node *parent, unsigned ci) {
     memcpy(&l->ptr[l->n + 1], r->ptr, (r->n + 1) * sizeof r->ptr[0]);
     l->n += 1 + r->n;
   }
-  map_pool_put(&ix->nodes, r, sizeof(node));
+  block_pool_put(&ix->nodes, r, sizeof(node));
   take_out(parent, s);
 }
 
@@ -337,7 +337,7 @@ void map_index_remove(struct map_index *ix, uintptr_t key) {
   if (root->n == 0) {
     ix->root = root->leaf ? NULL : root->ptr[0];
     ix->height--;
-    map_pool_put(&ix->nodes, root, sizeof(node));
+    block_pool_put(&ix->nodes, root, sizeof(node));
   }
 }
 
@@ -353,7 +353,7 @@ void map_index_foreach(const struct map_index *ix,
 }
 
 void map_index_clear(struct map_index *ix) {
-  map_pool_release(&ix->nodes, sizeof(node));
+  block_pool_release(&ix->nodes, sizeof(node));
   ix->root = NULL;
   ix->count = 0;
   ix->height = 0;

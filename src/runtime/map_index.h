@@ -10,7 +10,7 @@
 #ifndef OMPEMU_MAP_INDEX_H
 #define OMPEMU_MAP_INDEX_H
 
-#include "map_pool.h"
+#include "block_pool.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -31,7 +31,7 @@ struct map_index {
   struct map_index_node *root; /* NULL when empty */
   size_t count;
   int height; /* levels, leaves included; 0 when empty */
-  struct map_pool nodes;
+  struct block_pool nodes;
 };
 
 /* Add KEY -> VALUE (KEY not present).  0, or -1 when out of memory (the

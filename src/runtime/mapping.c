@@ -37,7 +37,7 @@ void map_table_destroy(struct map_table *t) {
     return;
   map_index_foreach(&t->index, free_entry_lists, NULL);
   map_index_clear(&t->index);
-  map_pool_release(&t->entries, sizeof(struct map_entry));
+  block_pool_release(&t->entries, sizeof(struct map_entry));
   pthread_cond_destroy(&t->released);
   free(t);
 }
@@ -104,9 +104,9 @@ struct map_entry *map_insert(struct map_table *t, uintptr_t base,
                              uintptr_t begin, uintptr_t end, uintptr_t tgt,
                              const char *name, uint64_t dyn, uint64_t hold,
                              int kind) {
-  /* Aligned (map_pool.h), so that the fields of a lookup share one cache
+  /* Aligned (block_pool.h), so that the fields of a lookup share one cache
    * line. */
-  void *mem = map_pool_get(&t->entries, sizeof(struct map_entry));
+  void *mem = block_pool_get(&t->entries, sizeof(struct map_entry));
   if (!mem)
     return NULL;
   struct map_entry *e = memset(mem, 0, sizeof *e);
@@ -119,7 +119,7 @@ struct map_entry *map_insert(struct map_table *t, uintptr_t base,
   e->hold_ref = hold;
   e->kind = kind;
   if (map_index_insert(&t->index, begin, e)) {
-    map_pool_put(&t->entries, e, sizeof(struct map_entry));
+    block_pool_put(&t->entries, e, sizeof(struct map_entry));
     return NULL;
   }
   t->count++;
@@ -139,7 +139,7 @@ void map_remove(struct map_table *t, struct map_entry *e) {
     free(e->refs);
   if (e->busy)
     map_release(t, e);
-  map_pool_put(&t->entries, e, sizeof(struct map_entry));
+  block_pool_put(&t->entries, e, sizeof(struct map_entry));
 }
 
 struct walk {

@@ -72,7 +72,7 @@ struct map_entry {
 struct map_table {
   struct map_index index; /* hst_begin -> entry */
   size_t count;
-  struct map_pool entries; /* where entries live (freed with the table) */
+  struct block_pool entries; /* where entries live (freed with the table) */
   pthread_cond_t released; /* a busy entry was released */
   int waiters;             /* threads in map_wait */
 };

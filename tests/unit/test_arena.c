@@ -462,6 +462,80 @@ static void test_lazy_free(void **state) {
   arena_destroy(a);
 }
 
+/* A small freed block is poison from end to end of its extent: only its
+ * own bytes are filled again when no kernel ran since its allocation (its
+ * slack still holds the poison), all of it when one ran and may have
+ * written past the end. */
+static void test_lazy_free_small(void **state) {
+  (void)state;
+  struct emu_arena *a =
+      arena_create_ex("data", 0, TB(26), 4 * MB, 256, ARENA_LAZY, 4 * MB);
+  assert_non_null(a);
+  unsigned char *p = arena_alloc(a, 64);
+  assert_int_equal(arena_write_begin(a, p, 64), 0);
+  memset(p, 0x11, 64);
+  assert_true(all_bytes(p + 64, 192, EMU_POISON_BYTE));
+  assert_int_equal(arena_free(a, p), 0);
+  assert_true(all_bytes(p, 256, EMU_POISON_BYTE));
+  /* Allocated again; a kernel runs and writes past the end. */
+  unsigned char *q = arena_alloc(a, 64);
+  assert_ptr_equal(q, p);
+  assert_int_equal(arena_write_begin(a, q, 64), 0);
+  memset(q, 0x22, 64);
+  arena_settle(a);
+  memset(q + 64, 0x33, 100); /* the kernel's overflow */
+  assert_int_equal(arena_free(a, q), 0);
+  assert_true(all_bytes(q, 256, EMU_POISON_BYTE));
+  /* A kernel ran before the allocation, none after: the cheap path. */
+  unsigned char *r = arena_alloc(a, 64);
+  assert_int_equal(arena_write_begin(a, r, 16), 0);
+  memset(r, 0x44, 16);
+  assert_int_equal(arena_free(a, r), 0);
+  assert_true(all_bytes(r, 256, EMU_POISON_BYTE));
+  arena_destroy(a);
+}
+
+/* A block allocated where freed blocks left only the poison, with no
+ * kernel since, owes none (a partial copy fills nothing); after a kernel,
+ * which may have written freed memory, it owes it again; never-allocated
+ * memory owes it always. */
+static void test_lazy_reuse_clean(void **state) {
+  (void)state;
+  struct emu_arena *a =
+      arena_create_ex("data", 0, TB(27), 4 * MB, 256, ARENA_LAZY, 4 * MB);
+  assert_non_null(a);
+  unsigned char *p = arena_alloc(a, 64), *p2 = arena_alloc(a, 64);
+  assert_int_equal(arena_write_begin(a, p, 64), 0);
+  memset(p, 0x11, 64);
+  assert_int_equal(arena_write_begin(a, p2, 64), 0);
+  memset(p2, 0x12, 64);
+  assert_int_equal(arena_free(a, p2), 0);
+  assert_int_equal(arena_free(a, p), 0);
+  /* Reused at once: clean, so a partial copy writes only its bytes. */
+  unsigned char *q = arena_alloc(a, 512);
+  assert_ptr_equal(q, p);
+  size_t count = 0;
+  assert_int_equal(arena_write_begin(a, q + 8, 8), 0);
+  memset(q + 8, 0x22, 8);
+  assert_int_equal(arena_poisoned_bytes(a, q, 512, &count), 0);
+  assert_int_equal(count, 504);
+  assert_int_equal(arena_free(a, q), 0);
+  /* A kernel runs and writes the freed memory: owed again. */
+  arena_settle(a);
+  memset(p, 0x33, 512);
+  unsigned char *r = arena_alloc(a, 512);
+  assert_ptr_equal(r, p);
+  assert_int_equal(arena_write_begin(a, r, 8), 0);
+  memset(r, 0x44, 8);
+  assert_true(all_bytes(r + 8, 504, EMU_POISON_BYTE));
+  /* Fresh memory reads zero until its poison is paid. */
+  unsigned char *u = arena_alloc(a, 256);
+  assert_true(u >= r + 512);
+  assert_int_equal(arena_write_begin(a, u, 8), 0);
+  assert_true(all_bytes(u + 8, 248, EMU_POISON_BYTE));
+  arena_destroy(a);
+}
+
 /* Address-ordered first fit with many extents: the lowest hole that fits,
  * whatever the order of the frees; freeing everything leaves one extent. */
 static void test_first_fit_many(void **state) {
@@ -547,6 +621,8 @@ int main(void) {
       cmocka_unit_test(test_lazy_poison),
       cmocka_unit_test(test_lazy_nothing_owed),
       cmocka_unit_test(test_lazy_free),
+      cmocka_unit_test(test_lazy_free_small),
+      cmocka_unit_test(test_lazy_reuse_clean),
       cmocka_unit_test(test_first_fit_many),
       cmocka_unit_test(test_scales),
   };

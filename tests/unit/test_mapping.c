@@ -56,7 +56,7 @@ static void test_lookup_classes(void **state) {
   map_remove(&t, map_find(&t, 300));
   assert_null(t.index.root);
   map_index_clear(&t.index);
-  map_pool_release(&t.entries, sizeof(struct map_entry));
+  block_pool_release(&t.entries, sizeof(struct map_entry));
 }
 
 static int collect(struct map_entry *e, void *arg) {
@@ -114,7 +114,7 @@ static void test_index_balance(void **state) {
   assert_int_equal(t.count, 0);
   assert_int_equal(check_index(&t), 0);
   map_index_clear(&t.index);
-  map_pool_release(&t.entries, sizeof(struct map_entry));
+  block_pool_release(&t.entries, sizeof(struct map_entry));
 }
 
 /* The index against a sorted array: random inserts and removals (many

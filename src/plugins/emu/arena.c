@@ -10,9 +10,10 @@
  *  - STARTS: a two-level bitmap of the extent starts of live blocks: the
  *    block holding an interior pointer is the highest start below it, a
  *    few word operations away whatever the number of blocks.
- *  - FREE: treap of free extents by address, coalesced on free, with the
- *    largest extent of each subtree: the lowest extent that fits is found
- *    in O(log n), so the same requests always give the same addresses.
+ *  - FREE: B+ tree of free extents by address (arena_extents.h),
+ *    coalesced on free, with the largest extent below each child: the
+ *    lowest extent that fits is found in O(log n) and few cache lines, so
+ *    the same requests always give the same addresses.
  *  - COOL: FIFO of freed blocks held back from reuse (the reuse delay).
  *  - QUAR: FIFO of quarantined blocks; they return to FREE when an
  *    allocation would otherwise fail.  Only a fault's description looks
@@ -128,28 +129,45 @@ static void stale_cut(struct emu_arena *a, uintptr_t p, size_t len) {
 
 /* ------------------------------------------------------- free extents */
 
-/* Put N's extent back into FREE, merging with its neighbours (N goes back
- * to the pool if merged).  Caller holds the lock. */
-static void free_insert(struct emu_arena *a, struct anode *n) {
-  uintptr_t key = n->key;
-  size_t len = n->len;
-  struct anode *succ = atree_ceil(a->free, key + len);
-  if (succ && succ->key == key + len) {
-    atree_remove(&a->free, succ->key);
-    len += succ->len;
-    apool_put(&a->pool, succ);
+/* The tag of two free extents merged into one (arena_internal.h). */
+static unsigned long tag_merge(unsigned long x, unsigned long y) {
+  if (x == FREE_FRESH)
+    return y;
+  if (y == FREE_FRESH)
+    return x;
+  return x == y ? x : FREE_DIRTY;
+}
+
+/* Put [KEY, KEY+LEN) with TAG back into FREE, merged with the free
+ * extents beside it.  Caller holds the lock.  Without host memory for a
+ * new tree node the extent is lost to later allocations, with a
+ * message. */
+static void free_insert(struct emu_arena *a, uintptr_t key, size_t len,
+                        unsigned long tag) {
+  struct xt_ext lo, hi;
+  xt_around(&a->free, key, &lo, &hi);
+  int pred = lo.len && lo.key + lo.len == key;
+  int succ = hi.len && hi.key == key + len;
+  if (pred && succ) {
+    xt_remove(&a->free, hi.key);
+    xt_set(&a->free, lo.key, lo.key, lo.len + len + hi.len,
+           tag_merge(tag_merge(lo.tag, tag), hi.tag));
+  } else if (pred) {
+    xt_set(&a->free, lo.key, lo.key, lo.len + len, tag_merge(lo.tag, tag));
+  } else if (succ) {
+    xt_set(&a->free, hi.key, key, len + hi.len, tag_merge(tag, hi.tag));
+  } else if (xt_insert(&a->free, key, len, tag) != 0) {
+    ompemu_error("emu", "device %d: out of host memory: the freed %s range ["
+                 OMPEMU_PTR ", " OMPEMU_PTR ") cannot be allocated again",
+                 a->dev, a->what, OMPEMU_P(key), OMPEMU_P(key + len));
   }
-  struct anode *pred = atree_floor(a->free, key);
-  if (pred && pred->key + pred->len == key) {
-    pred->len += len;
-    atree_update_path(a->free, pred->key);
-    apool_put(&a->pool, n);
-    return;
-  }
-  memset(n, 0, sizeof *n);
-  n->key = key;
-  n->len = len;
-  atree_insert(&a->free, n);
+}
+
+/* Freed block N's extent goes back into FREE with TAG; N to the pool. */
+static void free_block(struct emu_arena *a, struct anode *n,
+                       unsigned long tag) {
+  free_insert(a, n->key, n->len, tag);
+  apool_put(&a->pool, n);
 }
 
 /* Give the oldest quarantined block back to FREE.  0 if one was. */
@@ -167,7 +185,7 @@ static int quar_release_one(struct emu_arena *a) {
   }
   /* Check mode: the pages stay PROT_NONE (or read-write until the next
    * kernel, arena_protect.c) until allocated. */
-  free_insert(a, n);
+  free_block(a, n, FREE_DIRTY);
   return 0;
 }
 
@@ -176,15 +194,16 @@ static int cool_release_one(struct emu_arena *a) {
   struct anode *n = fifo_pop(&a->cool);
   if (!n)
     return -1;
-  free_insert(a, n);
+  free_block(a, n, n->born);
   return 0;
 }
 
-/* Hold the freed extent N back (or give it back at once without a delay),
- * then end the delay of the blocks that have waited long enough. */
+/* Hold the freed extent N (its tag in N->born) back, or give it back at
+ * once without a delay, then end the delay of the blocks that have waited
+ * long enough. */
 static void cool_insert(struct emu_arena *a, struct anode *n) {
   if (!a->cool_max_blocks || n->len > a->cool_max_bytes) {
-    free_insert(a, n);
+    free_block(a, n, n->born);
     return;
   }
   fifo_push(&a->cool, n);
@@ -304,8 +323,7 @@ struct emu_arena *arena_create_ex(const char *what, int dev, uintptr_t base,
   a->quarantine = q;
   /* Check mode: the first page guards the first block. */
   uintptr_t first = flags & ARENA_CHECK ? base + PAGE : base;
-  struct anode *n = apool_get(&a->pool);
-  if (!n) {
+  if (xt_insert(&a->free, first, base + span - first, FREE_FRESH) != 0) {
     ompemu_error("emu", "device %d: out of host memory for the %s arena", dev,
                  what);
     abits_release(&a->starts);
@@ -313,9 +331,6 @@ struct emu_arena *arena_create_ex(const char *what, int dev, uintptr_t base,
     free(a);
     return NULL;
   }
-  n->key = first;
-  n->len = base + span - first;
-  atree_insert(&a->free, n);
   return a;
 }
 
@@ -327,6 +342,7 @@ void arena_destroy(struct emu_arena *a) {
   pthread_mutex_destroy(&a->lock);
   abits_release(&a->starts);
   free(a->bystart.v);
+  xt_clear(&a->free);
   apool_release(&a->pool);
   free(a);
 }
@@ -434,17 +450,22 @@ void *arena_alloc(struct emu_arena *a, size_t size) {
   if (a->in_use + charge > a->capacity)
     goto full;
   struct layout l = layout_of(a, size);
-  struct anode *f;
-  while (!(f = atree_first_fit(a->free, l.len)))
+  struct xt_ext f;
+  while (xt_first_fit(&a->free, l.len, &f) != 0)
     if (cool_release_one(a) != 0 && quar_release_one(a) != 0)
       goto full;
   struct anode *n = apool_get(&a->pool);
   if (!n)
     goto full;
-  uintptr_t p = f->key;
+  uintptr_t p = f.key;
+  /* Bytes of the block's body that hold the poison already. */
   size_t clean = 0;
+  if (!arena_is_check(a) && f.tag == atomic_load_explicit(&a->settles,
+                                                          memory_order_relaxed) &&
+      p + l.len <= a->hwm)
+    clean = l.body;
   if (arena_is_check(a) &&
-      make_accessible(a, p, f->key + f->len, &l, &clean) != 0) {
+      make_accessible(a, p, f.key + f.len, &l, &clean) != 0) {
     ompemu_error("emu", "device %d: cannot make the %s block [" OMPEMU_PTR
                  ", " OMPEMU_PTR ") accessible: %s", a->dev, a->what,
                  OMPEMU_P(p), OMPEMU_P(p + l.body), strerror(errno));
@@ -457,20 +478,16 @@ void *arena_alloc(struct emu_arena *a, size_t size) {
   n->size = size;
   n->flags = l.guarded ? ANODE_GUARDED : 0;
   n->born = atomic_load_explicit(&a->settles, memory_order_relaxed);
-  if (ahash_insert(&a->bystart, n->key, size, n) != 0) {
+  if (ahash_insert(&a->bystart, n->key, n) != 0) {
     if (arena_is_check(a))
       mprotect((void *)p, l.body, PROT_NONE);
     apool_put(&a->pool, n);
     goto full;
   }
-  atree_remove(&a->free, p);
-  if (f->len > l.len) {
-    f->key += l.len;
-    f->len -= l.len;
-    atree_insert(&a->free, f);
-  } else {
-    apool_put(&a->pool, f);
-  }
+  if (f.len > l.len)
+    xt_set(&a->free, p, p + l.len, f.len - l.len, f.tag);
+  else
+    xt_remove(&a->free, p);
   abits_set(&a->starts, p);
   a->in_use += charge;
   a->guarded += l.guarded;
@@ -572,10 +589,23 @@ int arena_free(struct emu_arena *a, void *ptr) {
       /* Code blocks may have been left read-only or executable by the
        * loader; live data blocks are always read-write. */
       mprotect((void *)n->key, n->len, PROT_READ | PROT_WRITE);
-    if ((a->flags & ARENA_LAZY) && n->len >= EMU_LAZY_FREE_MIN)
+    unsigned long now = atomic_load_explicit(&a->settles,
+                                             memory_order_relaxed);
+    unsigned long tag = FREE_DIRTY;
+    if ((a->flags & ARENA_LAZY) && n->len >= EMU_LAZY_FREE_MIN) {
       stale_add(a, n->key, n->len);
-    else
+    } else if ((a->flags & ARENA_LAZY) && !owed && n->born == now) {
+      /* Only copies wrote the block since its poison was written (no
+       * kernel ran since its allocation), and they stay inside its SIZE
+       * bytes: its slack holds the poison still. */
+      arena_fill(a, n->start, n->size, 1);
+      tag = now;
+    } else {
       arena_fill(a, n->key, n->len, lazy_asan(a));
+      if (a->flags & ARENA_LAZY)
+        tag = now;
+    }
+    n->born = tag;
     cool_insert(a, n);
   }
   pthread_mutex_unlock(&a->lock);

@@ -1,6 +1,5 @@
 /* The arena's indexes (see arena_index.h): treaps of extents by address,
- * augmented with the largest extent of each subtree for first fit, the
- * hash of live blocks by start, and the node pool.  A treap's priorities
+ * the hash of live blocks by start, and the node pool.  A treap's priorities
  * are a hash of the key, so the same extents always give the same tree. */
 #include "config.h"
 #include "arena_index.h"
@@ -19,13 +18,6 @@ static uint32_t prio_of(uintptr_t key) {
   return (uint32_t)x;
 }
 
-static size_t max_of(struct anode *n) { return n ? n->maxlen : 0; }
-
-static void update(struct anode *n) {
-  size_t m = n->len, a = max_of(n->l), b = max_of(n->r);
-  n->maxlen = m > a ? (m > b ? m : b) : (a > b ? a : b);
-}
-
 /* Split T into keys < KEY (*L) and keys >= KEY (*R). */
 static void split(struct anode *t, uintptr_t key, struct anode **l,
                   struct anode **r) {
@@ -40,7 +32,6 @@ static void split(struct anode *t, uintptr_t key, struct anode **l,
     split(t->l, key, l, &t->l);
     *r = t;
   }
-  update(t);
 }
 
 /* Every key of L is below every key of R. */
@@ -51,52 +42,32 @@ static struct anode *merge(struct anode *l, struct anode *r) {
     return l;
   if (l->prio > r->prio) {
     l->r = merge(l->r, r);
-    update(l);
     return l;
   }
   r->l = merge(l, r->l);
-  update(r);
   return r;
 }
 
 void atree_insert(struct anode **root, struct anode *n) {
   n->prio = prio_of(n->key);
   n->l = n->r = NULL;
-  update(n);
   /* Descend while the priorities say N goes lower, then split there. */
   struct anode **at = root;
-  struct anode *path[128];
-  int depth = 0;
-  while (*at && (*at)->prio > n->prio && depth < 128) {
-    path[depth++] = *at;
+  while (*at && (*at)->prio > n->prio)
     at = n->key < (*at)->key ? &(*at)->l : &(*at)->r;
-  }
   split(*at, n->key, &n->l, &n->r);
-  update(n);
   *at = n;
-  while (depth > 0)
-    update(path[--depth]);
 }
 
 struct anode *atree_remove(struct anode **root, uintptr_t key) {
   struct anode **at = root;
-  struct anode *path[128];
-  int depth = 0;
-  while (*at && (*at)->key != key) {
-    if (depth < 128)
-      path[depth++] = *at;
+  while (*at && (*at)->key != key)
     at = key < (*at)->key ? &(*at)->l : &(*at)->r;
-  }
   struct anode *n = *at;
   if (!n)
     return NULL;
   *at = merge(n->l, n->r);
   n->l = n->r = NULL;
-  if (depth < 128)
-    while (depth > 0)
-      update(path[--depth]);
-  else
-    atree_update_path(*root, key);
   return n;
 }
 
@@ -124,33 +95,6 @@ struct anode *atree_ceil(struct anode *t, uintptr_t p) {
     }
   }
   return best;
-}
-
-struct anode *atree_first_fit(struct anode *t, size_t len) {
-  if (!t || t->maxlen < len)
-    return NULL;
-  for (;;) {
-    if (t->l && t->l->maxlen >= len)
-      t = t->l;
-    else if (t->len >= len)
-      return t;
-    else
-      t = t->r; /* its maxlen must be >= LEN */
-  }
-}
-
-static void update_rec(struct anode *t, uintptr_t key) {
-  if (!t)
-    return;
-  if (key < t->key)
-    update_rec(t->l, key);
-  else if (key > t->key)
-    update_rec(t->r, key);
-  update(t);
-}
-
-void atree_update_path(struct anode *root, uintptr_t key) {
-  update_rec(root, key);
 }
 
 void atree_walk(struct anode *t, void (*fn)(struct anode *, void *),
@@ -240,8 +184,7 @@ static void h_put(struct ahash *h, struct hslot s) {
   h->n++;
 }
 
-int ahash_insert(struct ahash *h, uintptr_t start, size_t size,
-                 struct anode *node) {
+int ahash_insert(struct ahash *h, uintptr_t start, struct anode *node) {
   if (2 * (h->n + 1) > h->cap) {
     struct ahash g = {NULL, 0, h->cap ? h->cap * 2 : 64};
     g.v = calloc(g.cap, sizeof *g.v);
@@ -253,7 +196,7 @@ int ahash_insert(struct ahash *h, uintptr_t start, size_t size,
     free(h->v);
     *h = g;
   }
-  h_put(h, (struct hslot){start, size, node});
+  h_put(h, (struct hslot){start, node});
   return 0;
 }
 

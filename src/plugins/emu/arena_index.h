@@ -1,5 +1,8 @@
 /* The arena's indexes (arena_index.c): extents as nodes of treaps keyed by
- * address, a hash of live blocks by start, and a pool the nodes come from.
+ * address (the ranges whose poison is owed, and in check mode the freed
+ * pages still read-write; the free extents have a tree of their own,
+ * arena_extents.h), a hash of live blocks by start, and a pool the nodes
+ * come from.
  * Every operation is O(log n) expected (O(1) for the hash) in the number
  * of extents; none allocates on the common path.  Not thread-safe: the
  * arena's lock protects them. */
@@ -14,7 +17,6 @@
 struct anode {
   uintptr_t key;        /* extent start */
   size_t len;           /* extent length */
-  size_t maxlen;        /* largest len in this subtree (first fit) */
   struct anode *l, *r;  /* treap children */
   uint32_t prio;        /* treap priority: a hash of KEY, deterministic */
   unsigned flags;       /* ANODE_* */
@@ -22,7 +24,8 @@ struct anode {
   size_t size;          /* live: bytes asked for */
   struct anode *next, *prev; /* FIFO (cool, quarantine) or pending list */
   const void *last_kernel;   /* check mode: last kernel given the block */
-  unsigned long born;        /* live: arena_settle calls before its alloc */
+  unsigned long born;        /* live: arena_settle calls before its alloc;
+                              * cooling: its tag in FREE (FREE_DIRTY...) */
 };
 
 #define ANODE_PENDING 0x1 /* live: not yet poisoned, content stale */
@@ -38,12 +41,6 @@ struct anode *atree_remove(struct anode **root, uintptr_t key);
 struct anode *atree_floor(struct anode *root, uintptr_t p);
 /* Node with the smallest key >= P, or NULL. */
 struct anode *atree_ceil(struct anode *root, uintptr_t p);
-/* Lowest-addressed node with len >= LEN, or NULL (address-ordered first
- * fit, with the subtree maxima). */
-struct anode *atree_first_fit(struct anode *root, size_t len);
-/* Recompute maxlen on the path to KEY after the len of its node changed
- * (its key unchanged). */
-void atree_update_path(struct anode *root, uintptr_t key);
 /* Call FN on every node in address order. */
 void atree_walk(struct anode *root, void (*fn)(struct anode *, void *),
                 void *arg);
@@ -75,12 +72,13 @@ void abits_clear(struct abits *b, uintptr_t p);
 /* The highest set address <= P, or 0 if none. */
 uintptr_t abits_floor(const struct abits *b, uintptr_t p);
 
-/* Live blocks by extent start (the block's start but in check mode): open addressing, linear probing; START 0 marks an
- * empty slot (no arena starts at 0).  A slot keeps START and SIZE beside
- * the node, so checking a copy touches one slot. */
+/* Live blocks by extent start (the block's start but in check mode):
+ * open addressing, linear probing; START 0 marks an empty slot (no arena
+ * starts at 0).  Slots are 16 bytes, four to a cache line: the table is
+ * up to four times as large as the number of live blocks and is probed at
+ * random, so its size decides how much of it stays in the caches. */
 struct hslot {
   uintptr_t start;
-  size_t size;
   struct anode *node;
 };
 struct ahash {
@@ -88,8 +86,7 @@ struct ahash {
   size_t n, cap;
 };
 const struct hslot *ahash_find(const struct ahash *h, uintptr_t start);
-int ahash_insert(struct ahash *h, uintptr_t start, size_t size,
-                 struct anode *node);
+int ahash_insert(struct ahash *h, uintptr_t start, struct anode *node);
 void ahash_remove(struct ahash *h, uintptr_t start); /* START present */
 
 #endif

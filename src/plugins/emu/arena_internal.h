@@ -5,12 +5,24 @@
 #define EMU_ARENA_INTERNAL_H
 
 #include "arena.h"
+#include "arena_extents.h"
 #include "arena_index.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 
 #define PAGE ((size_t)4096)
+
+/* Tags of free extents (FREE, arena_extents.h), for lazy data arenas
+ * outside check mode: every byte of the extent below HWM held the poison
+ * when arena_settle had been called TAG times (no kernel can have written
+ * it since if that is still the count, and copies only write live
+ * blocks), so a block allocated there owes no poison.  FREE_FRESH: no
+ * byte of the extent lies below HWM (never allocated memory, zeros);
+ * FREE_DIRTY: not known. */
+#define FREE_FRESH (ULONG_MAX - 1)
+#define FREE_DIRTY ULONG_MAX
 
 struct fifo {
   struct anode *head, *tail;
@@ -28,7 +40,8 @@ struct emu_arena {
   int quarantine; /* OMPEMU_QUARANTINE (page-sized blocks) */
   enum emu_poison_kind poison;
   struct abits starts; /* LIVE: extent starts of live blocks */
-  struct anode *free, *stale;
+  struct xtree free; /* FREE */
+  struct anode *stale;
   struct anode *unprot;   /* check mode: freed pages still read-write */
   size_t nunprot;
   unsigned long unprot_since; /* SETTLES when UNPROT became non-empty */

@@ -17,8 +17,6 @@ void arena_set_kernel_namer(const char *(*fn)(const void *entry)) {
   arena_kernel_namer = fn;
 }
 
-
-
 /* ---------------------------------------------------------- canaries */
 
 /* 1 if the byte at X holds the poison. */
@@ -84,65 +82,61 @@ static int in_block(const struct anode *n, uintptr_t p, size_t size) {
          size <= n->start + n->size - p;
 }
 
-int arena_check(struct emu_arena *a, const void *ptr, size_t size) {
-  uintptr_t p = (uintptr_t)ptr;
+/* The live block that holds [P, P+SIZE), with the arena's lock taken;
+ * NULL, with the lock not held, when P is outside the range or no one
+ * block holds the range.  The prologue of the range checks below. */
+static struct anode *lock_block(struct emu_arena *a, uintptr_t p,
+                                size_t size) {
   if (p < a->base || p >= a->base + a->span)
-    return -1;
+    return NULL;
   pthread_mutex_lock(&a->lock);
-  int rc = in_block(arena_extent_of(a, p), p, size) ? 0 : -1;
+  struct anode *n = arena_extent_of(a, p);
+  if (in_block(n, p, size))
+    return n;
   pthread_mutex_unlock(&a->lock);
-  return rc;
+  return NULL;
+}
+
+int arena_check(struct emu_arena *a, const void *ptr, size_t size) {
+  if (!lock_block(a, (uintptr_t)ptr, size))
+    return -1;
+  pthread_mutex_unlock(&a->lock);
+  return 0;
 }
 
 int arena_write_begin(struct emu_arena *a, const void *ptr, size_t size) {
-  uintptr_t p = (uintptr_t)ptr;
-  if (p < a->base || p >= a->base + a->span)
+  struct anode *n = lock_block(a, (uintptr_t)ptr, size);
+  if (!n)
     return -1;
-  pthread_mutex_lock(&a->lock);
-  struct anode *n = arena_extent_of(a, p);
-  int rc = in_block(n, p, size) ? 0 : -1;
-  if (rc == 0 && (n->flags & ANODE_PENDING)) {
-    if (size == 0)
-      ; /* nothing written: the poison stays owed */
-    else
-      arena_fill_block(a, n, p, size);
-  }
+  /* Size 0 writes nothing: the poison stays owed. */
+  if ((n->flags & ANODE_PENDING) && size)
+    arena_fill_block(a, n, (uintptr_t)ptr, size);
   pthread_mutex_unlock(&a->lock);
-  return rc;
+  return 0;
 }
 
 int arena_read_begin(struct emu_arena *a, const void *ptr, size_t size) {
-  uintptr_t p = (uintptr_t)ptr;
-  if (p < a->base || p >= a->base + a->span)
+  struct anode *n = lock_block(a, (uintptr_t)ptr, size);
+  if (!n)
     return -1;
-  pthread_mutex_lock(&a->lock);
-  struct anode *n = arena_extent_of(a, p);
-  int rc = in_block(n, p, size) ? 0 : -1;
-  if (rc == 0) {
-    if (n->flags & ANODE_PENDING)
-      arena_fill_block(a, n, 0, 0);
-    else
-      arena_check_slack(a, n, "when it was read back");
-  }
+  if (n->flags & ANODE_PENDING)
+    arena_fill_block(a, n, 0, 0);
+  else
+    arena_check_slack(a, n, "when it was read back");
   pthread_mutex_unlock(&a->lock);
-  return rc;
+  return 0;
 }
 
 int arena_poisoned_bytes(struct emu_arena *a, const void *ptr, size_t size,
                          size_t *count) {
-  uintptr_t p = (uintptr_t)ptr;
-  if (p < a->base || p >= a->base + a->span)
+  struct anode *n = lock_block(a, (uintptr_t)ptr, size);
+  if (!n)
     return -1;
-  pthread_mutex_lock(&a->lock);
-  struct anode *n = arena_extent_of(a, p);
-  int rc = in_block(n, p, size) ? 0 : -1;
-  if (rc == 0) {
-    if (n->flags & ANODE_PENDING)
-      arena_fill_block(a, n, 0, 0);
-    *count = poison_count(a->poison, ptr, size);
-  }
+  if (n->flags & ANODE_PENDING)
+    arena_fill_block(a, n, 0, 0);
+  *count = poison_count(a->poison, ptr, size);
   pthread_mutex_unlock(&a->lock);
-  return rc;
+  return 0;
 }
 
 void arena_note_pointers(struct emu_arena *a, const void *src, size_t n) {
