@@ -82,10 +82,10 @@ void arena_settle_locked(struct emu_arena *a) {
 }
 
 void arena_settle(struct emu_arena *a) {
-  /* Only check mode reads the count (arena_check_slack, arena_protect.c);
-   * elsewhere a locked increment per kernel is a cost for nothing. */
-  if (arena_is_check(a))
-    atomic_fetch_add_explicit(&a->settles, 1, memory_order_relaxed);
+  /* Every mode reads the count: check mode's protection and slack, and
+   * the poison tags of free extents and new blocks ("no kernel since"),
+   * which must never miss a kernel. */
+  atomic_fetch_add_explicit(&a->settles, 1, memory_order_relaxed);
   if (!atomic_load_explicit(&a->owed, memory_order_relaxed))
     return;
   pthread_mutex_lock(&a->lock);

@@ -52,7 +52,7 @@ struct emu_arena {
   struct fifo cool, quar;
   struct anode pending;   /* list head (next/prev) */
   atomic_int owed;        /* PENDING, STALE or UNPROT not empty */
-  atomic_ulong settles;   /* check mode: arena_settle calls (kernels) */
+  atomic_ulong settles;   /* arena_settle calls (kernels) */
   size_t guarded;         /* check mode: live blocks with a guard page */
   size_t dontdump;        /* check mode: guard pages marked MADV_DONTDUMP */
   int no_maps;            /* check mode: the process ran out of memory
