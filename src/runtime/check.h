@@ -93,6 +93,9 @@ struct cblock {
                             no later copy brings [pending_hst, +size) back
                             before the mapping goes or the program ends */
   uintptr_t pending_hst, pending_size;
+  char *pending_uninit;  /* an uninitialized read of scratch its kernel
+                            then wrote in full: a finding once its bytes
+                            are copied to the host, dropped if never */
   int kernel_transfer;   /* a kernel reached it through a map entry of its
                             own construct that moves data (to, from,
                             implicit) or through none: not only through

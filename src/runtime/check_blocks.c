@@ -252,6 +252,8 @@ static void release(struct cblock *b) {
   b->ptrmap = NULL;
   free(b->pending_lost);
   b->pending_lost = NULL;
+  free(b->pending_uninit);
+  b->pending_uninit = NULL;
 }
 
 static void unlink_global(struct devtab *t, struct cblock *b) {

@@ -305,6 +305,12 @@ static void extra_reference(struct cregion *r, const struct cuse *u) {
 }
 
 void data_pending_copy_from(struct cblock *b, uintptr_t hst, uintptr_t size) {
+  (void)hst, (void)size;
+  if (b->pending_uninit) { /* computed from garbage, now on the host */
+    check_finding("%s", b->pending_uninit);
+    free(b->pending_uninit);
+    b->pending_uninit = NULL;
+  }
   if (b->pending_lost && hst <= b->pending_hst &&
       hst + size >= b->pending_hst + b->pending_size) {
     free(b->pending_lost);
@@ -656,17 +662,17 @@ void data_kernel_unwatch(struct cregion *r) {
       continue;
     }
     int from = (b->maptype & OMP_TGT_MAPTYPE_FROM) != 0;
-    /* Scratch the program asked for (alloc) that the kernel read and then
-     * wrote all of (`c[j] += ...` on memory it discards): nothing of it
-     * reaches the host here, and programs do it on purpose (the V&V
-     * suite's target data if tests). */
-    if (!from && check_dev_poisoned(b->dev, b->tgt, b->size) == 0)
-      continue;
+    /* Memory mapped alloc that the kernel read and then wrote all of
+     * (`c[j] += ...`) is a finding only if its bytes reach the host later
+     * (an exit data map(from:), an update from): programs also compute
+     * into scratch they throw away on purpose (the V&V suite's target
+     * data if tests). */
+    int later = !from && check_dev_poisoned(b->dev, b->tgt, b->size) == 0;
     b->uninit_reported = 1;
-    char v[400], mt[64];
+    char v[400], mt[64], msg[960];
     /* The offset is not in the message: with teams and threads, which
      * read comes first depends on timing. */
-    check_finding("uninitialized device memory read: kernel %s at %s read "
+    snprintf(msg, sizeof msg, "uninitialized device memory read: kernel %s at %s read "
                   "%s before anything wrote it; it was mapped with map(%s) "
                   "at %s, which %s (device %d block " OMPEMU_PTR ")",
                   r->kernel ? r->kernel : "?", r->where,
@@ -677,6 +683,10 @@ void data_kernel_unwatch(struct cregion *r) {
                          "copies the host's values in"
                        : "gives the device uninitialized memory",
                   (int)b->dev, OMPEMU_P(b->tgt));
+    if (!later)
+      check_finding("%s", msg);
+    else if (!b->pending_uninit)
+      b->pending_uninit = strdup(msg);
   }
   free(r->watched);
   r->watched = NULL;
