@@ -106,6 +106,14 @@ static void test_reads_are_bounded(void **state) {
   assert_null(e);
   assert_true(notes.n >= 1);
   assert_non_null(strstr(notes.msgs[notes.n - 1], "claims"));
+  /* Entries past the segment: one note for all of them. */
+  size_t before = notes.n;
+  e = dump_read_entries(&v, 0x2000, (size_t)1 << 20, 0, &notes);
+  assert_non_null(e);
+  assert_int_equal(notes.n, before + 1);
+  assert_non_null(strstr(notes.msgs[before], "1048576 entries from entry 0 at "
+                                             "0x0000000000002000 on are outside"));
+  free(e); /* entries outside the file hold no strings */
   ev_close(&v);
   free_notes(&notes);
 }

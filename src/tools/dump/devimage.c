@@ -81,6 +81,9 @@ struct dump_entry *dump_read_entries_fmt(struct ev *v, uint64_t vaddr,
   if (!out)
     return NULL;
   size_t esize = format == 56 ? RT_ENTRY_SIZE_LLVM : RT_ENTRY_SIZE_OMP;
+  /* Entries outside the file make one note, not one each: a mutated
+   * count claims up to MAX_ENTRIES of them. */
+  size_t outside = 0, first_out = 0;
   for (size_t i = 0; i < count; i++) {
     uint64_t at = vaddr + i * esize;
     struct dump_entry *e = &out[i];
@@ -88,8 +91,8 @@ struct dump_entry *dump_read_entries_fmt(struct ev *v, uint64_t vaddr,
     const char *imp = NULL, *addr_imp = NULL;
     e->exported = -1;
     if (read_one(v, at, format, e, &nameptr, &imp, &addr_imp) != 0) {
-      dump_note(notes, "entry %zu at 0x%016lx is outside the file", i,
-                (unsigned long)at);
+      if (!outside++)
+        first_out = i;
       continue;
     }
     e->import = addr_imp ? strdup(addr_imp) : NULL;
@@ -104,6 +107,13 @@ struct dump_entry *dump_read_entries_fmt(struct ev *v, uint64_t vaddr,
     if (device && e->name && *e->name)
       e->exported = ev_dynsym_defines(v, e->name);
   }
+  if (outside == 1)
+    dump_note(notes, "entry %zu at 0x%016lx is outside the file", first_out,
+              (unsigned long)(vaddr + first_out * esize));
+  else if (outside)
+    dump_note(notes, "%zu entries from entry %zu at 0x%016lx on are outside "
+              "the file", outside, first_out,
+              (unsigned long)(vaddr + first_out * esize));
   return out;
 }
 
