@@ -166,6 +166,12 @@ RT_HIDDEN const char *check_where(const ident_t *loc);
  * none: "line 13 of _QQmain" for "__omp_offloading_fe00_5102__QQmain_l13",
  * or NULL. */
 RT_HIDDEN const char *check_where_kernel(const char *kernel);
+/* Map entry of kernel argument K of launch event E (-1 if none). */
+RT_HIDDEN int32_t check_arg_entry(const struct obs_event *e, int32_t k);
+/* Whether argument K is a literal narrower than a pointer (an int passed
+ * by value): only the low bytes of its slot are set, the rest is whatever
+ * the caller's stack held, which may look like an address. */
+RT_HIDDEN int check_arg_narrow_literal(const struct obs_event *e, int32_t k);
 /* SYM as the source names it: flang's _QMmEscale is "scale". */
 RT_HIDDEN const char *check_source_name(const char *sym, char *buf,
                                         size_t len);

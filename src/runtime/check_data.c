@@ -381,6 +381,8 @@ static int alloc_only(const struct cregion *r, const struct cblock *b) {
 
 void data_kernel_begin(struct cregion *r, struct obs_event *e) {
   for (int32_t k = 0; e->args && k < e->nargs; k++) {
+    if (check_arg_narrow_literal(e, k))
+      continue; /* its upper bytes are stack garbage */
     uintptr_t v = (uintptr_t)e->args[k] + (e->offs ? (uintptr_t)e->offs[k] : 0);
     uintptr_t base = (uintptr_t)e->args[k];
     struct cblock *b = cb_find(e->device, base);
@@ -642,6 +644,8 @@ static void watch_block(struct cregion *r, struct cblock *b) {
 
 void data_kernel_watch(struct cregion *r, struct obs_event *e) {
   for (int32_t k = 0; e->args && k < e->nargs; k++) {
+    if (check_arg_narrow_literal(e, k))
+      continue;
     struct cblock *b = cb_find(e->device, (uintptr_t)e->args[k]);
     if (b)
       watch_block(r, b);

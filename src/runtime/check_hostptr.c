@@ -290,16 +290,6 @@ void hostptr_after_copy_from(uintptr_t hst, uintptr_t size) {
   }
 }
 
-/* Map entry of kernel argument K (-1 if none). */
-static int32_t entry_of_arg(const struct obs_event *e, int32_t k) {
-  if (!e->maps || !e->argpos)
-    return -1;
-  for (int32_t i = 0; i < e->maps->n; i++)
-    if (e->argpos[i] == k)
-      return i;
-  return -1;
-}
-
 void hostptr_kernel_args(struct obs_event *e, const char *where) {
   if (e->entry && nanchors < MAX_ANCHORS) {
     int seen = 0;
@@ -312,15 +302,11 @@ void hostptr_kernel_args(struct obs_event *e, const char *where) {
     return;
   for (int32_t k = 0; k < e->nargs; k++) {
     uintptr_t v = (uintptr_t)e->args[k];
-    int32_t i = entry_of_arg(e, k);
+    int32_t i = check_arg_entry(e, k);
     const struct rt_args *m = e->maps;
     const char *name = i >= 0 && m->names ? (const char *)m->names[i] : NULL;
     int64_t type = i >= 0 ? m->types[i] : 0;
-    /* A literal narrower than a pointer (an int passed by value) fills
-     * only the low bytes of its slot; the rest is whatever the caller's
-     * stack held there, which may look like a host address. */
-    if (i >= 0 && (type & OMP_TGT_MAPTYPE_LITERAL) && m->sizes[i] >= 0 &&
-        (uint64_t)m->sizes[i] < WORD)
+    if (check_arg_narrow_literal(e, k))
       continue;
     const char *how;
     if (!v && i >= 0 && m->sizes[i] == 0 && m->begin[i] &&

@@ -219,6 +219,8 @@ static void mark_used(struct cblock *b) {
 void report_kernel(struct obs_event *e) {
   epoch++;
   for (int32_t k = 0; e->args && k < e->nargs; k++) {
+    if (check_arg_narrow_literal(e, k))
+      continue;
     uintptr_t v = (uintptr_t)e->args[k] + (e->offs ? (uintptr_t)e->offs[k] : 0);
     struct cblock *b = cb_find(e->device, (uintptr_t)e->args[k]);
     mark_used(b ? b : cb_find(e->device, v));

@@ -464,3 +464,21 @@ struct cuse *check_region_use(struct cregion *r, uintptr_t hst,
   u->maptype = maptype;
   return u;
 }
+
+/* ---- kernel arguments ---- */
+
+int32_t check_arg_entry(const struct obs_event *e, int32_t k) {
+  if (!e->maps || !e->argpos)
+    return -1;
+  for (int32_t i = 0; i < e->maps->n; i++)
+    if (e->argpos[i] == k)
+      return i;
+  return -1;
+}
+
+int check_arg_narrow_literal(const struct obs_event *e, int32_t k) {
+  int32_t i = check_arg_entry(e, k);
+  return i >= 0 && (e->maps->types[i] & OMP_TGT_MAPTYPE_LITERAL) &&
+         e->maps->sizes[i] >= 0 &&
+         (uint64_t)e->maps->sizes[i] < sizeof(uintptr_t);
+}
