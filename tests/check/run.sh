@@ -16,6 +16,7 @@
 #   // OMPEMU-RUN: options      options of ompemu-run (--check, --report)
 #   // RUN-TWICE-SAME-STDERR    run twice: stdout and stderr must be the same
 #   // SKIP-CLANG-<N>: reason   skipped, with the reason, when built by clang N
+#   // SKIP-SANITIZED: reason   skipped in an --enable-sanitizers build
 # CHECK_TESTS selects programs by name (default all); CHECK_TEST_WRAPPER
 # runs each program under a tool.  `run.sh N` (16, 19, 22; tests/check/
 # clang-22.sh) builds them with clang N instead, against ompemu with the
@@ -82,6 +83,11 @@ for t in $progs; do
   req=$(directive "$src" REQUIRES)
   case ${CLANG_TEST_WRAPPER:-} in
     *LD_PRELOAD=*)
+      sanwhy=$(directive "$src" SKIP-SANITIZED)
+      if [ -n "$sanwhy" ]; then
+        echo "ok $n - $t # SKIP in a sanitizer build: $sanwhy"
+        continue
+      fi
       if [ -n "$req" ]; then
         echo "ok $n - $t # SKIP an --enable-sanitizers build preloads its own sanitizer into every program"
         continue

@@ -53,6 +53,12 @@ char *in_child(void (*fn)(void), int *status) {
 
 NO_ASAN void poke(void *p, char v) { *(volatile char *)p = v; }
 
+__attribute__((noinline)) NO_ASAN void kernel_write(void *p, int c, size_t n) {
+  volatile unsigned char *d = p;
+  for (size_t i = 0; i < n; i++)
+    d[i] = (unsigned char)c;
+}
+
 /* 1 if reading the byte at P faults. */
 NO_ASAN int faults(const volatile char *p) {
   struct sigaction sa, old;

@@ -5,6 +5,7 @@
 
 #include <setjmp.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "arena.h"
@@ -28,6 +29,10 @@ extern volatile uintptr_t fault_addr;
 void on_segv(int sig, siginfo_t *si, void *uc);
 unsigned char peek(const void *p);
 void poke(void *p, char v);
+/* Write N bytes of C at P as device code does: not instrumented by ASan
+ * (the arena tells ASan that freed blocks and slack are off limits, and
+ * only instrumented host code is stopped there). */
+void kernel_write(void *p, int c, size_t n);
 /* 1 if reading the byte at P faults. */
 int faults(const volatile char *p);
 /* Run FN in a child with stderr captured; its exit status in *STATUS,

@@ -483,7 +483,7 @@ static void test_lazy_free_small(void **state) {
   assert_int_equal(arena_write_begin(a, q, 64), 0);
   memset(q, 0x22, 64);
   arena_settle(a);
-  memset(q + 64, 0x33, 100); /* the kernel's overflow */
+  kernel_write(q + 64, 0x33, 100); /* the kernel's overflow */
   assert_int_equal(arena_free(a, q), 0);
   assert_true(all_bytes(q, 256, EMU_POISON_BYTE));
   /* A kernel ran before the allocation, none after: the cheap path. */
@@ -522,7 +522,7 @@ static void test_lazy_reuse_clean(void **state) {
   assert_int_equal(arena_free(a, q), 0);
   /* A kernel runs and writes the freed memory: owed again. */
   arena_settle(a);
-  memset(p, 0x33, 512);
+  kernel_write(p, 0x33, 512); /* into the freed block */
   unsigned char *r = arena_alloc(a, 512);
   assert_ptr_equal(r, p);
   assert_int_equal(arena_write_begin(a, r, 8), 0);

@@ -150,16 +150,6 @@ static void test_check_protect_runs(void **state) {
   arena_destroy(a);
 }
 
-/* Write N bytes of C at P as device code does: not instrumented by ASan
- * (the arena tells ASan that freed blocks are off limits, and only
- * instrumented host code is stopped there). */
-__attribute__((no_sanitize_address, noinline)) static void
-kernel_write(void *p, int c, size_t n) {
-  volatile unsigned char *d = p;
-  for (size_t i = 0; i < n; i++)
-    d[i] = (unsigned char)c;
-}
-
 /* Check mode: a block allocated on the kept pages of a freed block reads
  * as the poison, never as the old block's bytes, whether or not a kernel
  * ran in between, and when a kernel wrote the freed block before its
