@@ -125,7 +125,12 @@ static void on_fault(int sig, siginfo_t *si, void *uc) {
 #ifdef __x86_64__
   if (hit && sig == SIGSEGV && uc) {
     const greg_t *g = ((ucontext_t *)uc)->uc_mcontext.gregs;
-    if (watch_fault(x, (g[REG_ERR] & 2) != 0, (const void *)g[REG_RIP]))
+    uintptr_t ip = (uintptr_t)g[REG_RIP];
+    const struct emu_devctx *c = emu_current_ctx();
+    int by_kernel = (c && c->entry) ||
+                    (ip >= EMU_CODE_BASE &&
+                     ip < EMU_CODE_BASE + EMU_MAX_DEVICES * EMU_CODE_STRIDE);
+    if (watch_fault(x, (g[REG_ERR] & 2) != 0, (const void *)ip, by_kernel))
       return; /* a watched page (watch.c): retried, now accessible */
   }
 #endif

@@ -13,6 +13,13 @@
  * never invented).  In check mode each block has pages of its own
  * (README.md), so no other block shares them.
  *
+ * One thread's kernels at a time: while a thread has blocks watched,
+ * another thread's watch_start fails (the runtime then judges its blocks
+ * after the kernel, as without a watch).  Only a kernel's accesses count
+ * as reads (fault.c: the faulting thread runs a kernel, or the faulting
+ * instruction is device code): the runtime's own copies of a block whose
+ * watch another thread's kernel has not lifted yet are not reads.
+ *
  * Locks: watch_lock serialises starting and ending watches; the fault
  * handler reads the table with atomic loads only. */
 #include "config.h"
@@ -38,6 +45,7 @@ struct watch {
 static struct watch watches[MAX_WATCHES];
 static _Atomic int nactive;
 static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_t owner; /* the thread whose blocks are watched (nactive) */
 
 static uintptr_t page_size(void) { return (uintptr_t)sysconf(_SC_PAGESIZE); }
 
@@ -100,7 +108,7 @@ int watch_active(uintptr_t x) {
   return 0;
 }
 
-int watch_fault(uintptr_t x, int is_write, const void *ip) {
+int watch_fault(uintptr_t x, int is_write, const void *ip, int by_kernel) {
   if (!atomic_load(&nactive))
     return 0;
   uintptr_t pg = page_size();
@@ -109,7 +117,7 @@ int watch_fault(uintptr_t x, int is_write, const void *ip) {
     uintptr_t lo = atomic_load(&w->lo);
     if (!lo || x < lo || x >= atomic_load(&w->hi))
       continue;
-    int reads = !is_write || (ip && read_modify_write(ip));
+    int reads = by_kernel && (!is_write || (ip && read_modify_write(ip)));
     if (reads && x >= w->tgt && x < w->tgt + w->size) {
       int64_t none = -1;
       atomic_compare_exchange_strong(&w->first_read, &none,
@@ -129,7 +137,10 @@ int watch_start(struct emu_arena *a, int32_t dev, uintptr_t t, uintptr_t n) {
   for (int i = 0; i < MAX_WATCHES && !w; i++)
     if (!atomic_load(&watches[i].lo))
       w = &watches[i];
+  if (atomic_load(&nactive) && !pthread_equal(owner, pthread_self()))
+    w = NULL; /* another thread's kernel is watched */
   if (w && n && arena_check(a, (const void *)t, n) == 0) {
+    owner = pthread_self();
     arena_settle(a); /* owed poison written before the pages go */
     uintptr_t lo = t & ~(pg - 1), hi = (t + n + pg - 1) & ~(pg - 1);
     w->tgt = t;

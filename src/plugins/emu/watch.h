@@ -18,10 +18,10 @@ int watch_start(struct emu_arena *a, int32_t dev, uintptr_t t, uintptr_t n);
 int watch_stop(int32_t dev, uintptr_t t, int64_t *first_read);
 
 /* For fault.c: a fault at X (a write when IS_WRITE) by the instruction at
- * IP (x86-64; NULL: unknown) on a watched page: recorded, the page made
- * accessible; 1 if it was one (the access is to be retried), 0 if not a
- * watched page. */
-int watch_fault(uintptr_t x, int is_write, const void *ip);
+ * IP (x86-64; NULL: unknown) on a watched page: recorded as a read when
+ * BY_KERNEL (device code made it), the page made accessible; 1 if it was
+ * one (the access is to be retried), 0 if not a watched page. */
+int watch_fault(uintptr_t x, int is_write, const void *ip, int by_kernel);
 
 /* X lies on the pages of a block watched now. */
 int watch_active(uintptr_t x);
