@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 static int trace_level = -1;
-int ompemu_trace_cur = -1;
+__attribute__((visibility("hidden"))) int ompemu_trace_cur = -1;
 static FILE *trace_out;
 static pthread_once_t trace_once = PTHREAD_ONCE_INIT;
 static atomic_int trace_ready; /* trace_init has run */

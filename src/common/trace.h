@@ -16,8 +16,11 @@
 /* Current trace level (read once from OMPEMU_TRACE, changeable). */
 int ompemu_trace_level(void);
 /* The level once read, -1 before: what OMPEMU_TRACE_ON tests inline, so
- * that a check on a hot path costs a load, not a call. */
-extern int ompemu_trace_cur;
+ * that a check on a hot path costs a load, not a call.  Hidden: the
+ * runtime and each plugin keep their own copy (an exported one would be
+ * bound to another module's, e.g. a test program's with
+ * --export-dynamic). */
+extern int ompemu_trace_cur __attribute__((visibility("hidden")));
 void ompemu_set_trace_level(int level);
 
 /* Print one trace line "WHO: message" when level <= the trace level. */
