@@ -331,11 +331,10 @@ RT_HIDDEN void report_copy_from(struct cregion *r, struct cblock *b,
                                 const char *var);
 RT_HIDDEN void report_block_gone(struct cblock *b);
 /* A map with `to` at R of data still mapped copied nothing, although the
- * host had changed CHANGED of its SIZE bytes since the device got them
- * (the report counts SIZE). */
+ * host had changed some of its SIZE bytes since the device got them (the
+ * report counts SIZE, as its other lines count what they moved). */
 RT_HIDDEN void report_stale_kept(struct cregion *r, const char *var,
-                                 uintptr_t hst, uintptr_t size,
-                                 uintptr_t changed);
+                                 uintptr_t hst, uintptr_t size);
 /* B, a mapping, is still there when the program ends (freed by the
  * runtime's exit work, outside any construct, or live at the report). */
 RT_HIDDEN void report_block_left(struct cblock *b);

@@ -230,8 +230,7 @@ void data_map_exists(struct cregion *r, struct cblock *b,
     return;
   /* OpenMP allows a kernel to use the device copy on purpose (the V&V
    * suite's enter data tests do): a line of the report, not a finding. */
-  report_stale_kept(r, e->var ? e->var : b->var, e->hst, (uintptr_t)e->size,
-                    host_changed);
+  report_stale_kept(r, e->var ? e->var : b->var, e->hst, (uintptr_t)e->size);
 }
 
 void data_update_absent(struct cregion *r, const struct obs_event *e) {
@@ -305,7 +304,6 @@ static void extra_reference(struct cregion *r, const struct cuse *u) {
 }
 
 void data_pending_copy_from(struct cblock *b, uintptr_t hst, uintptr_t size) {
-  (void)hst, (void)size;
   if (b->pending_uninit) { /* computed from garbage, now on the host */
     check_finding("%s", b->pending_uninit);
     free(b->pending_uninit);

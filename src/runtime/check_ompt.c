@@ -103,12 +103,15 @@ int check_ompt_hold(const struct timespec *until) {
   return 0;
 }
 
-/* Task T arrived at ompemu or completed: no longer awaited. */
-static void settle(ompt_data_t *t) {
+/* Task T arrived at ompemu or completed: no longer awaited; it is marked
+ * MARK.  Caller holds check_lock. */
+static void settle(ompt_data_t *t, uint64_t mark) {
+  if (t->value != T_CREATED && t->value != T_CREATED_DEPS)
+    return;
   if (t->value == T_CREATED)
     unarrived_free--;
-  if (t->value == T_CREATED || t->value == T_CREATED_DEPS)
-    unarrived--;
+  unarrived--;
+  t->value = mark;
 }
 
 /* Wake a hold to look again (caller holds check_lock). */
@@ -118,11 +121,8 @@ static void wake(void) {
 }
 
 void check_ompt_arrived(void) {
-  if (current) {
-    settle(current);
-    if (current->value == T_CREATED || current->value == T_CREATED_DEPS)
-      current->value = T_ARRIVED;
-  }
+  if (current)
+    settle(current, T_ARRIVED);
   wake();
 }
 
@@ -145,11 +145,8 @@ static void task_create(ompt_data_t *parent, const void *frame,
 
 static void task_schedule(ompt_data_t *prior, int status, ompt_data_t *next) {
   pthread_mutex_lock(&check_lock);
-  if (prior && status == TASK_COMPLETE) {
-    settle(prior);
-    if (prior->value == T_CREATED || prior->value == T_CREATED_DEPS)
-      prior->value = 0;
-  }
+  if (prior && status == TASK_COMPLETE)
+    settle(prior, 0);
   current = next;
   if (quiet())
     wake();

@@ -168,8 +168,7 @@ static void note_copy(enum rclass kind, struct cregion *r, struct cblock *b,
 }
 
 void report_stale_kept(struct cregion *r, const char *var, uintptr_t hst,
-                       uintptr_t size, uintptr_t changed) {
-  (void)changed; /* the line counts the mapping's bytes, as the others */
+                       uintptr_t size) {
   add_line(R_STALE, check_intern(var), hst, size,
            r ? r->where : "unknown location", size);
 }

@@ -397,17 +397,29 @@ static void repair(struct xtree *t, node *par, unsigned ci) {
   par->u.in.max[s] = node_max(l);
 }
 
+/* Walk down to KEY (path in *P); 1 with its leaf and slot in *LF, *I if
+ * KEY is there, else 0. */
+static int find_exact(struct xtree *t, uintptr_t key, struct path *p,
+                      node **lf, unsigned *i) {
+  walk_down(t, key, p);
+  *lf = p->nodes[t->height - 1];
+  unsigned n = count_le(*lf, key);
+  if (!n || (*lf)->key[n - 1] != key)
+    return 0;
+  *i = n - 1;
+  return 1;
+}
+
 void xt_remove(struct xtree *t, uintptr_t key) {
   if (!t->root)
     return;
   struct path p;
-  walk_down(t, key, &p);
   int l = t->height - 1;
-  node *lf = p.nodes[l];
-  unsigned i = count_le(lf, key);
-  if (!i || lf->key[i - 1] != key)
+  node *lf;
+  unsigned i;
+  if (!find_exact(t, key, &p, &lf, &i))
     return; /* not present */
-  leaf_take(lf, i - 1);
+  leaf_take(lf, i);
   t->count--;
   for (; l > 0; l--) {
     node *par = p.nodes[l - 1];
@@ -428,16 +440,15 @@ void xt_remove(struct xtree *t, uintptr_t key) {
 void xt_set(struct xtree *t, uintptr_t key, uintptr_t nkey, size_t nlen,
             unsigned long ntag) {
   struct path p;
-  walk_down(t, key, &p);
   int l = t->height - 1;
-  node *lf = p.nodes[l];
-  unsigned i = count_le(lf, key);
-  if (!i || lf->key[i - 1] != key)
+  node *lf;
+  unsigned i;
+  if (!find_exact(t, key, &p, &lf, &i))
     return; /* not present */
-  size_t old = lf->u.lf.len[i - 1];
-  lf->key[i - 1] = nkey;
-  lf->u.lf.len[i - 1] = nlen;
-  lf->u.lf.tag[i - 1] = ntag;
+  size_t old = lf->u.lf.len[i];
+  lf->key[i] = nkey;
+  lf->u.lf.len[i] = nlen;
+  lf->u.lf.tag[i] = ntag;
   for (l--; l >= 0; l--) {
     node *nd = p.nodes[l];
     unsigned c = p.idx[l];
