@@ -59,7 +59,9 @@ load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 # <= 0.8), rate (GB/s, higher is better), frac (fraction of memcpy, goal
 # >= 0.9), cpu (CPU of threads the program did not create, goal: none),
 # info (ompemu only, no ratio), check (ompemu against ompemu-run --check,
-# runtimes "ompemu" and "check" in $raw, goal <= 3).
+# runtimes "ompemu" and "check" in $raw, goal <= 3), paced (wall time of
+# work paced by a clock, BENCH_SCALE seconds: nothing can beat it; goal:
+# ompemu within 5 % of it).
 keys=
 describe() {
   echo "$1 $2 $3" >> "$rows"
@@ -204,7 +206,7 @@ row_idle_cpu() {
   have_clang14 || { skip "idle CPU" "$why"; return; }
   describe idle_cpu_other_threads cpu "launch every 1 ms for 1 s: CPU of other thr (ms)"
   describe idle_cpu_other_threads_cores_busy cpu "same, both cores busy: CPU of other thr (ms)"
-  describe launch_every_1ms_cores_busy time "same, both cores busy: wall (s)"
+  describe launch_every_1ms_cores_busy paced "same, both cores busy: wall (s)"
   interleave idle_cpu "$slow_runs"
 }
 

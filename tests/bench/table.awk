@@ -65,6 +65,8 @@ END {
       goal = e ~ /^[0-9.]+$/ ? (e + 0 >= 0.9 ? "ok" : "miss") : "MISS"
     else if (kind[i] == "cpu")
       goal = e ~ /^[0-9.]+$/ ? (e + 0 <= 2 * scale ? "ok" : "miss") : "MISS"
+    else if (kind[i] == "paced")
+      goal = e ~ /^[0-9.]+$/ ? (e + 0 <= 1.05 * scale ? "ok" : "miss") : "MISS"
     else if (kind[i] == "check")
       goal = ratio != "-" ? (ratio + 0 <= 3 ? "ok" : "MISS >3") : "MISS"
     else if (kind[i] == "c22")
@@ -76,7 +78,8 @@ END {
   print "(\"MISS >1\": slower than LLVM 14).  GB/s rows: higher is better; the round"
   print "trip's goal is >= 0.9 of memcpy in the same process.  CPU rows: CPU time of"
   print "threads the program did not create (device threads) during 1000 launches"
-  print "1 ms apart; goal: at most 2 us per launch.  spread: largest / smallest"
+  print "1 ms apart; goal: at most 2 us per launch.  Wall rows of paced work: goal"
+  print "within 5 % of the pace (1 s per BENCH_SCALE).  spread: largest / smallest"
   print "value over the processes, LLVM 14 / ompemu (the machine's noise)."
   print "Rows marked --check: the columns are ompemu and ompemu-run --check, ratio ="
   print "--check / ompemu, goal <= 3 (docs/check.md)."
