@@ -59,7 +59,7 @@ enum { /* ompt_callbacks_t */
 #define FREE_WAIT_MS 2000
 enum { SCOPE_BEGIN = 1 };   /* ompt_scope_endpoint_t */
 enum { TASK_COMPLETE = 1 }; /* ompt_task_status_t */
-enum { TASK_EXPLICIT = 4 };  /* ompt_task_flag_t */
+enum { TASK_EXPLICIT = 4, TASK_TARGET = 8 };  /* ompt_task_flag_t */
 enum { SET_SOMETIMES = 3 }; /* ompt_set_result_t: 3 and up fire */
 
 /* Marks in a task's ompt_data_t: created without / with dependences. */
@@ -130,7 +130,9 @@ static void task_create(ompt_data_t *parent, const void *frame,
                         ompt_data_t *task, int flags, int deps,
                         const void *ra) {
   (void)parent, (void)frame, (void)deps, (void)ra;
-  if (!task || !(flags & TASK_EXPLICIT))
+  /* libomp 14 marks a target task explicit; libomp 19 and later mark it
+   * ompt_task_target only. */
+  if (!task || !(flags & (TASK_EXPLICIT | TASK_TARGET)))
     return;
   pthread_mutex_lock(&check_lock);
   task->value = T_CREATED;

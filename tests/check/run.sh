@@ -21,10 +21,14 @@
 # runs each program under a tool.  `run.sh N` (16, 19, 22; tests/check/
 # clang-22.sh) builds them with clang N instead, against ompemu with the
 # build tree's equivalent of `pkg-config --libs ompemu` and the omp.h of
-# that LLVM's private runtime tree (tests/compilers/provision.sh).
+# that LLVM's private runtime tree (tests/compilers/provision.sh), so they
+# run with ompemu's libomp; `run.sh N llvm` (tests/check/clang-19-libomp.sh)
+# links them against LLVM N's own libomp and runs them with it, as
+# a program built with Debian's libomp-N-dev would run.
 set -u
 
 ver=${1:-14}
+way=${2:-ompemu}
 eval "CC_=\${CLANG$ver:-}"
 if [ -z "$CC_" ]; then
   echo "1..0 # SKIP clang-$ver not installed (apt-get install clang-$ver)"
@@ -47,6 +51,16 @@ if [ "$ver" != 14 ]; then
   LIBS=$OMPEMU_BUILDDIR/.libs
   libompdir=$(dirname "$(readlink -f "$LIBS/libomp.so" 2>/dev/null || echo /usr/lib/llvm-14/lib/libomp.so.5)")
   EXTRA="-I$LLVM_RT_INCDIR -L$LIBS -Wl,-rpath,$LIBS -Wl,-rpath,$libompdir -lomptarget"
+  if [ "$way" = llvm ]; then
+    # The Debian way: linked against LLVM N's own libomp and libomptarget
+    # (what libomp-N-dev gives), found through LD_LIBRARY_PATH at run time;
+    # ompemu-run still runs the program on ompemu, with LLVM N's libomp.
+    BIN=$BIN-llvm
+    mkdir -p "$BIN" || { echo "Bail out! cannot create $BIN"; exit 1; }
+    EXTRA="-I$LLVM_RT_INCDIR -L$LLVM_RT_LIBDIR"
+    LD_LIBRARY_PATH=$LLVM_RT_LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    export LD_LIBRARY_PATH
+  fi
 fi
 mkdir -p "$BIN" || { echo "Bail out! cannot create $BIN"; exit 1; }
 
