@@ -28,13 +28,33 @@ static pthread_mutex_t finding_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t seen[SEEN_SLOTS];
 static unsigned long nfindings, nrepeats;
 
+/* The de-duplication key of MSG: its hash with the device block's address
+ * left out, so that one bug in a loop (the same class, variable, line and
+ * kernel, a new block each iteration) is one finding and its repeats. */
+static uint64_t finding_key(const char *msg) {
+  static const char tag[] = " block 0x";
+  char key[960];
+  size_t n = 0;
+  for (const char *p = msg; *p && n < sizeof key - 1;) {
+    if (!strncmp(p, tag, sizeof tag - 1) && n + sizeof tag < sizeof key) {
+      for (size_t i = 0; i < sizeof tag - 1; i++)
+        key[n++] = *p++;
+      while ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f'))
+        p++;
+      continue;
+    }
+    key[n++] = *p++;
+  }
+  return check_hash(key, n);
+}
+
 void check_finding(const char *fmt, ...) {
   char msg[960];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  uint64_t h = check_hash(msg, strlen(msg));
+  uint64_t h = finding_key(msg);
   int repeat = 0;
   pthread_mutex_lock(&finding_lock);
   for (size_t i = h % SEEN_SLOTS, k = 0; k < SEEN_SLOTS;
