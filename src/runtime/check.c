@@ -348,7 +348,8 @@ static int idle_phase(const struct obs_event *e, enum obs_phase ph) {
     return ph != OBS_PH_END || (!deferred.n && !deferred.kernel);
   case OBS_MAP: /* on_map looks at no other decision */
     return e->decision != OBS_MAP_NEW && e->decision != OBS_MAP_EXISTS &&
-           e->decision != OBS_MAP_DECREMENT && e->decision != OBS_MAP_ABSENT;
+           e->decision != OBS_MAP_DECREMENT && e->decision != OBS_MAP_ABSENT &&
+           e->decision != OBS_MAP_REFUSED;
   default:
     return 0;
   }

@@ -139,7 +139,10 @@ void heap_map_section(struct cregion *r, const struct obs_event *e) {
     return;
   int to = (e->maptype & OMP_TGT_MAPTYPE_TO) != 0;
   int from = (e->maptype & OMP_TGT_MAPTYPE_FROM) != 0;
-  const char *what = to && from ? "the runtime reads them and writes them "
+  const char *what = e->decision == OBS_MAP_REFUSED
+                         ? "it runs into data already mapped, so the "
+                           "runtime refused to map it"
+                     : to && from ? "the runtime reads them and writes them "
                                   "back"
                      : to   ? "the runtime reads them"
                      : from ? "the runtime writes them back"
