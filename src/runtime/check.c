@@ -292,14 +292,16 @@ static void on_map(const struct obs_event *e) {
       data_update_absent(r, e);
     return;
   }
+  /* A declare-target global entered at image load: map type 0 and its
+   * symbol for a name (map names begin with ';'). */
+  int global = !e->maptype && e->var && e->var[0] && e->var[0] != ';';
   if (e->decision == OBS_MAP_REFUSED ||
-      (e->decision == OBS_MAP_NEW && e->maptype && check_cfg.check)) {
+      (e->decision == OBS_MAP_NEW && !global && check_cfg.check)) {
     if (check_cfg.check)
       heap_map_section(r, e);
     if (e->decision == OBS_MAP_REFUSED)
       return;
   }
-  int global = !e->maptype && e->var && e->var[0] && e->var[0] != ';';
   if (e->decision == OBS_MAP_NEW && global && link_pointer(e->var))
     return; /* a `link` variable's reference pointer: not its data */
   if (e->decision == OBS_MAP_NEW && global) {
