@@ -161,3 +161,26 @@ void heap_map_section(struct cregion *r, const struct obs_event *e) {
                 r ? r->where : "unknown location", (unsigned long)size,
                 (unsigned long)usable, (unsigned long)(size - usable), what);
 }
+
+int heap_copy_back_past(struct cregion *r, const struct obs_event *e) {
+  uintptr_t size = (uintptr_t)e->size;
+  if (!e->hst || !size || rt_usm())
+    return 0;
+  uintptr_t usable = heap_usable(e->hst);
+  if (!usable || size <= usable)
+    return 0;
+  char v[400];
+  check_finding("copy to the host past the end of host memory: %s at the %s "
+                "at %s would write %lu bytes into a heap block (from malloc) "
+                "of at most %lu, overwriting %lu bytes of other heap data; "
+                "ompemu did not make the copy",
+                check_var_words(e->var, e->hst, size, v, sizeof v),
+                r ? check_region_words(r->kind, r->nowait) : "construct",
+                r ? r->where : "unknown location", (unsigned long)size,
+                (unsigned long)usable, (unsigned long)(size - usable));
+  /* The mapping the refused copy leaves behind is this finding's too. */
+  struct cblock *b = cb_find(e->device, e->tgt);
+  if (b)
+    b->lost_reported = 1;
+  return 1;
+}
