@@ -344,9 +344,8 @@ static int idle_phase(const struct obs_event *e, enum obs_phase ph) {
   case OBS_ALLOC:
     return !end_ok || !e->tgt;
   case OBS_COPY_TO:
+  case OBS_COPY_FROM:
     return !end_ok;
-  case OBS_COPY_FROM: /* at its begin: heap_copy_back_past */
-    return !end_ok && !(ph == OBS_PH_BEGIN && check_cfg.check);
   case OBS_WAIT: /* the work it completes is this thread's (deferred) */
     return ph != OBS_PH_END || (!deferred.n && !deferred.kernel);
   case OBS_MAP: /* on_map looks at no other decision */
@@ -359,10 +358,12 @@ static int idle_phase(const struct obs_event *e, enum obs_phase ph) {
 }
 
 static int on_event(struct obs_event *e, enum obs_phase ph) {
+  if (ph == OBS_PH_BEGIN && e->point == OBS_COPY_FROM)
+    return check_cfg.check && heap_copy_back_past(e); /* may refuse it */
   if (idle_phase(e, ph))
     return 0;
   pthread_mutex_lock(&check_lock);
-  int ok = ph != OBS_PH_END || e->result == 0, veto = 0;
+  int ok = ph != OBS_PH_END || e->result == 0;
   switch (e->point) {
   case OBS_REGION:
     if (ph == OBS_PH_BEGIN)
@@ -379,10 +380,6 @@ static int on_event(struct obs_event *e, enum obs_phase ph) {
     break;
   case OBS_COPY_TO:
   case OBS_COPY_FROM:
-    if (ph == OBS_PH_BEGIN && e->point == OBS_COPY_FROM) {
-      veto = heap_copy_back_past(check_region(), e);
-      break;
-    }
     if (ph != OBS_PH_END || !ok)
       break;
     if (e->queued)
@@ -411,7 +408,7 @@ static int on_event(struct obs_event *e, enum obs_phase ph) {
     break;
   }
   pthread_mutex_unlock(&check_lock);
-  return veto;
+  return 0;
 }
 
 /* ---- the end ---- */

@@ -307,10 +307,11 @@ RT_HIDDEN void data_globals_flush(void);
 /* check_heap.c: a map entry (OBS_MAP NEW or REFUSED) whose section
  * starts at a host heap block and runs past its end. */
 RT_HIDDEN void heap_map_section(struct cregion *r, const struct obs_event *e);
-/* A copy to the host (OBS_COPY_FROM at its begin) that starts at a host
- * heap block and would write past its end: reported, and 1 (the copy is
- * refused: it would overwrite other heap data). */
-RT_HIDDEN int heap_copy_back_past(struct cregion *r, const struct obs_event *e);
+/* A copy to the host (OBS_COPY_FROM at its begin, check_lock not held)
+ * that starts at a host heap block and would write past its end:
+ * reported, and 1 (the copy is refused: it would overwrite other heap
+ * data). */
+RT_HIDDEN int heap_copy_back_past(const struct obs_event *e);
 
 /* check_race.c */
 RT_HIDDEN void race_region_begin(struct cregion *r);

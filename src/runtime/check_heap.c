@@ -162,13 +162,17 @@ void heap_map_section(struct cregion *r, const struct obs_event *e) {
                 (unsigned long)usable, (unsigned long)(size - usable), what);
 }
 
-int heap_copy_back_past(struct cregion *r, const struct obs_event *e) {
+int heap_copy_back_past(const struct obs_event *e) {
   uintptr_t size = (uintptr_t)e->size;
   if (!e->hst || !size || rt_usm())
     return 0;
+  pthread_mutex_lock(&check_lock);
   uintptr_t usable = heap_usable(e->hst);
-  if (!usable || size <= usable)
+  if (!usable || size <= usable) {
+    pthread_mutex_unlock(&check_lock);
     return 0;
+  }
+  struct cregion *r = check_region();
   char v[400];
   check_finding("copy to the host past the end of host memory: %s at the %s "
                 "at %s would write %lu bytes into a heap block (from malloc) "
@@ -182,5 +186,6 @@ int heap_copy_back_past(struct cregion *r, const struct obs_event *e) {
   struct cblock *b = cb_find(e->device, e->tgt);
   if (b)
     b->lost_reported = 1;
+  pthread_mutex_unlock(&check_lock);
   return 1;
 }
