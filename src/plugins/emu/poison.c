@@ -4,12 +4,12 @@
  * runtime of its own and costs nothing without one. */
 #include "config.h"
 #include "poison.h"
+#include "fastmem.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
-#include <wchar.h>
 
 /* The canary checks read bytes that ASan was told are off limits. */
 #if defined(__SANITIZE_ADDRESS__)
@@ -29,7 +29,7 @@ static unsigned char check_byte(uintptr_t addr) {
 
 void poison_fill(enum emu_poison_kind kind, void *p, size_t n) {
   if (kind == EMU_POISON_DEFAULT) {
-    memset(p, EMU_POISON_BYTE, n);
+    emu_fill32(p, 0x01010101u * EMU_POISON_BYTE, n);
     return;
   }
   unsigned char *c = p;
@@ -37,15 +37,8 @@ void poison_fill(enum emu_poison_kind kind, void *p, size_t n) {
     *c = check_byte((uintptr_t)c);
     c++, n--;
   }
-  /* Each aligned 32-bit word is the poison word: glibc's wmemset (wchar_t
-   * is 32 bits here) stores it with vector stores. */
-  wmemset((wchar_t *)(void *)c, (wchar_t)EMU_CHECK_POISON_WORD, n / 4);
-  c += n / 4 * 4;
-  n %= 4;
-  while (n--) {
-    *c = check_byte((uintptr_t)c);
-    c++;
-  }
+  /* From an aligned address on, byte I is byte I % 4 of the word. */
+  emu_fill32(c, EMU_CHECK_POISON_WORD, n);
 }
 
 NO_ASAN size_t poison_count(enum emu_poison_kind kind, const void *p, size_t n) {
