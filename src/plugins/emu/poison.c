@@ -111,29 +111,25 @@ NO_ASAN size_t poison_first_diff(enum emu_poison_kind kind, const void *p, size_
 typedef void (*asan_fn)(const volatile void *, size_t);
 static asan_fn asan_p, asan_u;
 static pthread_once_t asan_once = PTHREAD_ONCE_INIT;
-static int asan_looked; /* atomic: asan_lookup has run */
+int emu_asan_state = -1;
 
 static void asan_lookup(void) {
   asan_p = (asan_fn)dlsym(RTLD_DEFAULT, "__asan_poison_memory_region");
   asan_u = (asan_fn)dlsym(RTLD_DEFAULT, "__asan_unpoison_memory_region");
   if (!asan_p || !asan_u)
     asan_p = asan_u = NULL;
-  __atomic_store_n(&asan_looked, 1, __ATOMIC_RELEASE);
+  __atomic_store_n(&emu_asan_state, asan_p != NULL, __ATOMIC_RELEASE);
 }
 
-int asan_present(void) {
-  /* The flag first: the arena asks on every allocation, free and fill. */
-  if (!__atomic_load_n(&asan_looked, __ATOMIC_ACQUIRE))
-    pthread_once(&asan_once, asan_lookup);
-  return asan_p != NULL;
+int asan_present_slow(void) {
+  pthread_once(&asan_once, asan_lookup);
+  return __atomic_load_n(&emu_asan_state, __ATOMIC_ACQUIRE) > 0;
 }
 
-void asan_poison(const void *p, size_t n) {
-  if (n && asan_present())
-    asan_p(p, n);
+void asan_poison_hook(const void *p, size_t n) {
+  asan_p(p, n);
 }
 
-void asan_unpoison(const void *p, size_t n) {
-  if (n && asan_present())
-    asan_u(p, n);
+void asan_unpoison_hook(const void *p, size_t n) {
+  asan_u(p, n);
 }
