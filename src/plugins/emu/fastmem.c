@@ -12,6 +12,7 @@
 #include "fastmem.h"
 
 #include <string.h>
+#include <wchar.h>
 
 /* Sizes in [VEC_MIN, COPY_MAX] (copies) or [VEC_MIN, FILL_MAX] (fills) take
  * the vector loops. */
@@ -156,13 +157,10 @@ void emu_copy(void *dst, const void *src, size_t n) {
 void emu_fill32(void *p, uint32_t w, size_t n) {
   unsigned char *c = p;
   unsigned char b = (unsigned char)w;
-  if (w == 0x01010101u * b && (n < VEC_MIN || n > FILL_MAX)) {
-    memset(c, b, n);
-    return;
-  }
+  int vec = n >= VEC_MIN && n <= FILL_MAX;
   size_t i = 0;
 #if HAVE_VEC
-  if (n >= VEC_MIN) {
+  if (vec) {
     int l = cpu_level();
     if (l == 3)
       i = fill512((char *)c, w, n);
@@ -173,6 +171,12 @@ void emu_fill32(void *p, uint32_t w, size_t n) {
   if (i == 0 && w == 0x01010101u * b) {
     memset(c, b, n);
     return;
+  }
+  /* The rest; from an aligned address, whole words with the C library's
+   * wmemset (wchar_t is 32 bits here). */
+  if (sizeof(wchar_t) == 4 && ((uintptr_t)(c + i) & 3) == 0 && n - i >= 64) {
+    wmemset((wchar_t *)(void *)(c + i), (wchar_t)w, (n - i) / 4);
+    i += (n - i) / 4 * 4;
   }
   for (; i + 4 <= n; i += 4)
     memcpy(c + i, &w, 4);
