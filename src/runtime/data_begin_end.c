@@ -337,6 +337,8 @@ struct dealloc {
   uintptr_t begin;
   int64_t size;
   int hold;
+  struct map_entry *entry; /* what end_one found: valid until the map lock
+                            * is dropped */
 };
 
 /* One argument of data end (caller holds the map lock; it may be dropped
@@ -451,6 +453,7 @@ static int end_one(struct rt_op *op, struct map_table *t,
       del[*ndel].begin = begin;
       del[*ndel].size = size;
       del[*ndel].hold = hold;
+      del[*ndel].entry = e;
       ++*ndel;
     }
   }
@@ -461,19 +464,25 @@ static int end_one(struct rt_op *op, struct map_table *t,
 struct dealloced {
   int removed;
   void *to_free;
-  struct map_entry gone; /* what the entry was */
+  uintptr_t hst_begin, hst_end, tgt_begin; /* what the entry was */
+  const char *name;
 };
 
 /* Drop one reference of the entry holding [BEGIN, BEGIN+SIZE) and remove
  * it when none is left (caller holds the map lock; after the
- * synchronize).  Fills OUT for dealloc_after. */
+ * synchronize).  KNOWN: that entry, when the caller has held the lock
+ * since end_one found it (no lookup then).  Fills OUT for
+ * dealloc_after. */
 static int dealloc_locked(struct rt_op *op, const struct dealloc *x,
-                          struct dealloced *out) {
+                          struct map_entry *known, struct dealloced *out) {
   int rc = 0;
   out->removed = 0;
   out->to_free = NULL;
   struct map_lookup lr;
-  map_lookup_ready(op->d->maps, &op->d->map_lock, x->begin, x->size, &lr);
+  if (known)
+    lr.entry = known;
+  else
+    map_lookup_ready(op->d->maps, &op->d->map_lock, x->begin, x->size, &lr);
   if (lr.entry) {
     struct map_entry *e = lr.entry;
     if (map_dec_ref(e, x->hold) == 0) {
@@ -484,7 +493,10 @@ static int dealloc_locked(struct rt_op *op, const struct dealloc *x,
        * find the device memory any more. */
       if (e->kind == MAP_KIND_MAPPED)
         out->to_free = (void *)e->tgt_begin;
-      out->gone = *e;
+      out->hst_begin = e->hst_begin;
+      out->hst_end = e->hst_end;
+      out->tgt_begin = e->tgt_begin;
+      out->name = e->name;
       out->removed = 1;
       if (rt_info(RT_INFO_MAPPING_CHANGED))
         rt_info_msg(op->d->id,
@@ -511,12 +523,12 @@ static int dealloc_locked(struct rt_op *op, const struct dealloc *x,
 static int dealloc_after(struct rt_op *op, const struct dealloced *x) {
   int rc = 0;
   if (x->removed) {
-    int64_t size = (int64_t)(x->gone.hst_end - x->gone.hst_begin);
-    OBS_VAR_RANGE(x->gone.name, x->gone.hst_begin, size);
+    int64_t size = (int64_t)(x->hst_end - x->hst_begin);
+    OBS_VAR_RANGE(x->name, x->hst_begin, size);
     if (x->to_free && rt_dev_free(op->d, x->to_free))
       rc = -1;
-    OBS_MAP(op->d, OBS_MAP_REMOVE, x->gone.hst_begin, x->gone.tgt_begin, size,
-            x->gone.name, 0, 0, 0);
+    OBS_MAP(op->d, OBS_MAP_REMOVE, x->hst_begin, x->tgt_begin, size,
+            x->name, 0, 0, 0);
   }
   return rc;
 }
@@ -524,7 +536,7 @@ static int dealloc_after(struct rt_op *op, const struct dealloced *x) {
 static int dealloc_one(struct rt_op *op, const struct dealloc *x) {
   struct dealloced out;
   pthread_mutex_lock(&op->d->map_lock);
-  int rc = dealloc_locked(op, x, &out);
+  int rc = dealloc_locked(op, x, NULL, &out);
   pthread_mutex_unlock(&op->d->map_lock);
   if (dealloc_after(op, &out))
     rc = -1;
@@ -557,14 +569,17 @@ int rt_data_end(struct rt_op *op, const struct rt_args *a) {
     }
     pthread_mutex_lock(&op->d->map_lock);
     struct map_table *t = map_table_of(op->d);
+    int ndel_before = ndel;
     int r = t ? end_one(op, t, a, i, del, &ndel, &mapper_base) : -1;
     if (r == 0 && k == 0 && ndel == 1 && !mapper_base &&
         !op->async.Queue && !op->sync_failed) {
       /* The last argument, and nothing queued that the synchronize would
        * wait for: remove the one entry in the same hold of the lock (one
-       * lock round trip less per launch of a single mapping). */
+       * lock round trip less per launch of a single mapping), and, when
+       * it was this argument's, without looking it up again. */
       struct dealloced out;
-      r = dealloc_locked(op, &del[0], &out);
+      r = dealloc_locked(op, &del[0], ndel_before == 0 ? del[0].entry : NULL,
+                         &out);
       pthread_mutex_unlock(&op->d->map_lock);
       if (dealloc_after(op, &out))
         r = -1;

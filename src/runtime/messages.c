@@ -13,8 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int rt_info(uint32_t bit) { return (rt_state.info_flags & bit) != 0; }
-
 void rt_info_msg(int32_t device, const char *fmt, ...) {
   char prefix[64];
   snprintf(prefix, sizeof prefix, "Libomptarget device %d info: ", (int)device);

@@ -9,13 +9,17 @@ check_PROGRAMS += tests/unit/test_arena tests/unit/test_arena_check \
 	tests/unit/test_arena_extents tests/unit/test_exec \
 	tests/unit/test_exec_wait \
 	tests/unit/test_devicertl tests/unit/test_plugin \
-	tests/unit/test_devicertl_flang
+	tests/unit/test_devicertl_flang tests/unit/test_fastmem
 TESTS += tests/unit/test_arena tests/unit/test_arena_check \
 	tests/unit/test_arena_extents tests/unit/test_exec \
 	tests/unit/test_exec_wait \
 	tests/unit/test_devicertl tests/unit/test_plugin \
-	tests/unit/test_devicertl_flang
+	tests/unit/test_devicertl_flang tests/unit/test_fastmem
 
+tests_unit_test_fastmem_SOURCES = tests/unit/test_fastmem.c \
+	src/plugins/emu/fastmem.c src/plugins/emu/fastmem.h
+tests_unit_test_fastmem_CFLAGS = $(emu_unit_cflags)
+tests_unit_test_fastmem_LDADD = $(unit_ldadd)
 tests_unit_test_arena_SOURCES = tests/unit/test_arena.c \
 	tests/unit/arena_testutil.c tests/unit/arena_testutil.h \
 	$(emu_arena_sources) \
@@ -39,6 +43,7 @@ emu_flang_rtl_sources = src/plugins/emu/devicertl_flang.c \
 	src/plugins/emu/devicertl_league.c src/plugins/emu/devicertl_loops.c \
 	src/plugins/emu/devicertl_omp.c
 tests_unit_test_exec_SOURCES = tests/unit/test_exec.c src/plugins/emu/exec.c \
+	src/plugins/emu/fastmem.c \
 	src/plugins/emu/exec_event.c src/plugins/emu/exec_internal.h \
 	src/plugins/emu/exec_wait.c src/plugins/emu/exec_call.c src/plugins/emu/devctx.c \
 	src/plugins/emu/exec_inline.c \

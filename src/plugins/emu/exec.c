@@ -42,6 +42,7 @@
 #include "exec_internal.h"
 #include "exec_observe.h"
 #include "exec_wait.h"
+#include "fastmem.h"
 #include "envvar.h"
 #include "trace.h"
 
@@ -227,7 +228,7 @@ static void run(struct worker *w, struct cmd *c) {
     break;
   }
   case CMD_COPY:
-    memcpy(c->dst, c->src, c->len);
+    emu_copy(c->dst, c->src, c->len);
     break;
   case CMD_EVSET:
     exec_event_reach(c->ev, c->gen);
@@ -616,7 +617,7 @@ int exec_call(struct exec_device *d, void (*fn)(void *), void *arg,
 int exec_copy(struct exec_device *d, struct exec_stream **sp, void *dst,
               const void *src, size_t len) {
   if (!d->opt.serial && (!sp || !exec_pending(*sp))) {
-    memcpy(dst, src, len);
+    emu_copy(dst, src, len);
     return 0;
   }
   struct cmd stack, *c = exec_new_cmd(d, sp, &stack, CMD_COPY);

@@ -9,7 +9,8 @@ emu_arena_sources = src/plugins/emu/arena.c src/plugins/emu/arena.h \
 	src/plugins/emu/arena_query.c src/plugins/emu/arena_protect.c \
 	src/plugins/emu/arena_index.c src/plugins/emu/arena_extents.c \
 	src/plugins/emu/arena_extents.h \
-	src/plugins/emu/arena_index.h src/plugins/emu/poison.c src/plugins/emu/poison.h
+	src/plugins/emu/arena_index.h src/plugins/emu/poison.c src/plugins/emu/poison.h \
+	src/plugins/emu/fastmem.c src/plugins/emu/fastmem.h
 include src/plugins/emu/loader/loader.mk
 libomptarget_rtl_emu_la_SOURCES = $(emu_loader_sources) \
 	$(emu_arena_sources) \

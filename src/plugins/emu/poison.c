@@ -4,12 +4,12 @@
  * runtime of its own and costs nothing without one. */
 #include "config.h"
 #include "poison.h"
+#include "fastmem.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
-#include <wchar.h>
 
 /* The canary checks read bytes that ASan was told are off limits. */
 #if defined(__SANITIZE_ADDRESS__)
@@ -29,7 +29,7 @@ static unsigned char check_byte(uintptr_t addr) {
 
 void poison_fill(enum emu_poison_kind kind, void *p, size_t n) {
   if (kind == EMU_POISON_DEFAULT) {
-    memset(p, EMU_POISON_BYTE, n);
+    emu_fill32(p, 0x01010101u * EMU_POISON_BYTE, n);
     return;
   }
   unsigned char *c = p;
@@ -37,15 +37,8 @@ void poison_fill(enum emu_poison_kind kind, void *p, size_t n) {
     *c = check_byte((uintptr_t)c);
     c++, n--;
   }
-  /* Each aligned 32-bit word is the poison word: glibc's wmemset (wchar_t
-   * is 32 bits here) stores it with vector stores. */
-  wmemset((wchar_t *)(void *)c, (wchar_t)EMU_CHECK_POISON_WORD, n / 4);
-  c += n / 4 * 4;
-  n %= 4;
-  while (n--) {
-    *c = check_byte((uintptr_t)c);
-    c++;
-  }
+  /* From an aligned address on, byte I is byte I % 4 of the word. */
+  emu_fill32(c, EMU_CHECK_POISON_WORD, n);
 }
 
 NO_ASAN size_t poison_count(enum emu_poison_kind kind, const void *p, size_t n) {
@@ -118,29 +111,25 @@ NO_ASAN size_t poison_first_diff(enum emu_poison_kind kind, const void *p, size_
 typedef void (*asan_fn)(const volatile void *, size_t);
 static asan_fn asan_p, asan_u;
 static pthread_once_t asan_once = PTHREAD_ONCE_INIT;
-static int asan_looked; /* atomic: asan_lookup has run */
+int emu_asan_state = -1;
 
 static void asan_lookup(void) {
   asan_p = (asan_fn)dlsym(RTLD_DEFAULT, "__asan_poison_memory_region");
   asan_u = (asan_fn)dlsym(RTLD_DEFAULT, "__asan_unpoison_memory_region");
   if (!asan_p || !asan_u)
     asan_p = asan_u = NULL;
-  __atomic_store_n(&asan_looked, 1, __ATOMIC_RELEASE);
+  __atomic_store_n(&emu_asan_state, asan_p != NULL, __ATOMIC_RELEASE);
 }
 
-int asan_present(void) {
-  /* The flag first: the arena asks on every allocation, free and fill. */
-  if (!__atomic_load_n(&asan_looked, __ATOMIC_ACQUIRE))
-    pthread_once(&asan_once, asan_lookup);
-  return asan_p != NULL;
+int asan_present_slow(void) {
+  pthread_once(&asan_once, asan_lookup);
+  return __atomic_load_n(&emu_asan_state, __ATOMIC_ACQUIRE) > 0;
 }
 
-void asan_poison(const void *p, size_t n) {
-  if (n && asan_present())
-    asan_p(p, n);
+void asan_poison_hook(const void *p, size_t n) {
+  asan_p(p, n);
 }
 
-void asan_unpoison(const void *p, size_t n) {
-  if (n && asan_present())
-    asan_u(p, n);
+void asan_unpoison_hook(const void *p, size_t n) {
+  asan_u(p, n);
 }

@@ -25,9 +25,26 @@ size_t poison_first_diff(enum emu_poison_kind kind, const void *p, size_t n);
 
 /* AddressSanitizer, when it is in the process (looked up once with dlsym):
  * tell it that [P, P+N) may not be touched (asan_poison) or may
- * (asan_unpoison).  No-ops without ASan. */
-void asan_poison(const void *p, size_t n);
-void asan_unpoison(const void *p, size_t n);
-int asan_present(void);
+ * (asan_unpoison).  No-ops without ASan; inline, as the arena asks on
+ * every allocation, free and fill. */
+extern int emu_asan_state; /* 1 found, 0 not, -1 not looked up (atomic) */
+int asan_present_slow(void);
+void asan_poison_hook(const void *p, size_t n);
+void asan_unpoison_hook(const void *p, size_t n);
+
+static inline int asan_present(void) {
+  int s = __atomic_load_n(&emu_asan_state, __ATOMIC_ACQUIRE);
+  return s >= 0 ? s : asan_present_slow();
+}
+
+static inline void asan_poison(const void *p, size_t n) {
+  if (n && asan_present())
+    asan_poison_hook(p, n);
+}
+
+static inline void asan_unpoison(const void *p, size_t n) {
+  if (n && asan_present())
+    asan_unpoison_hook(p, n);
+}
 
 #endif
