@@ -27,28 +27,22 @@ static node *node_new(struct map_index *ix, int leaf) {
 
 /* Number of keys of ND that are <= K. */
 static inline unsigned count_le(const node *nd, uintptr_t k) {
-  unsigned lo = 0, hi = nd->n;
-  while (lo < hi) {
-    unsigned mid = (lo + hi) / 2;
-    if (nd->key[mid] <= k)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
+  /* Counted, not searched: no branch to mispredict per key (a
+   * binary search mispredicts about half of its steps). */
+  unsigned c = 0;
+  for (unsigned i = 0; i < nd->n; i++)
+    c += nd->key[i] <= k;
+  return c;
 }
 
 /* Number of keys of ND that are < K. */
 static inline unsigned count_lt(const node *nd, uintptr_t k) {
-  unsigned lo = 0, hi = nd->n;
-  while (lo < hi) {
-    unsigned mid = (lo + hi) / 2;
-    if (nd->key[mid] < k)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
+  /* Counted, not searched: no branch to mispredict per key (a
+   * binary search mispredicts about half of its steps). */
+  unsigned c = 0;
+  for (unsigned i = 0; i < nd->n; i++)
+    c += nd->key[i] < k;
+  return c;
 }
 
 /* The leaf whose key range holds K. */
