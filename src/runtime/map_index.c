@@ -45,11 +45,23 @@ static inline unsigned count_lt(const node *nd, uintptr_t k) {
   return c;
 }
 
-/* The leaf whose key range holds K. */
+/* Ask for every line of ND at once: the walk reads its keys (two lines)
+ * and then one of its pointers, and each would otherwise wait for the one
+ * before (the first line is asked for by the caller's read). */
+static inline void fetch_node(const node *nd) {
+  for (size_t off = 64; off < sizeof *nd; off += 64)
+    __builtin_prefetch((const char *)nd + off);
+}
+
+/* The leaf whose key range holds K; it becomes the hint (a cache: the
+ * lookups are const for their callers). */
 static const node *leaf_of(const struct map_index *ix, uintptr_t k) {
-  const node *nd = ix->root;
-  while (nd && !nd->leaf)
+  node *nd = ix->root;
+  while (nd && !nd->leaf) {
     nd = nd->ptr[count_le(nd, k)];
+    fetch_node(nd);
+  }
+  ((struct map_index *)ix)->hint = nd;
   return nd;
 }
 
@@ -118,6 +130,7 @@ static void walk_down(const struct map_index *ix, uintptr_t k, struct path *p) {
     if (!nd->leaf) {
       p->idx[l] = count_le(nd, k);
       nd = nd->ptr[p->idx[l]];
+      fetch_node(nd);
     }
   }
 }
@@ -175,6 +188,7 @@ static uintptr_t split(node *nd, node *r, unsigned pos, uintptr_t key,
 }
 
 int map_index_insert(struct map_index *ix, uintptr_t key, void *value) {
+  ix->hint = NULL; /* a split moves keys out of their leaf */
   if (!ix->root) {
     node *lf = node_new(ix, 1);
     if (!lf)
@@ -313,9 +327,27 @@ static void repair(struct map_index *ix, node *parent, unsigned ci) {
   take_out(parent, s);
 }
 
+/* Remove KEY from the hinted leaf when it is there and the leaf keeps
+ * enough keys: no repair, and no separator above changes (a separator
+ * only has to be <= the keys right of it).  1 if done. */
+static int remove_hinted(struct map_index *ix, uintptr_t key) {
+  node *lf = ix->hint;
+  if (!lf || (lf->n <= MIN && !(lf == ix->root && lf->n > 1)))
+    return 0;
+  unsigned i = count_lt(lf, key);
+  if (i >= lf->n || lf->key[i] != key)
+    return 0;
+  take_out(lf, i);
+  ix->count--;
+  return 1;
+}
+
 void map_index_remove(struct map_index *ix, uintptr_t key) {
   if (!ix->root)
     return;
+  if (remove_hinted(ix, key))
+    return;
+  ix->hint = NULL; /* repairs may merge leaves */
   struct path p;
   walk_down(ix, key, &p);
   int l = ix->height - 1;
@@ -348,6 +380,7 @@ void map_index_foreach(const struct map_index *ix,
 
 void map_index_clear(struct map_index *ix) {
   block_pool_release(&ix->nodes, sizeof(node));
+  ix->hint = NULL;
   ix->root = NULL;
   ix->count = 0;
   ix->height = 0;
