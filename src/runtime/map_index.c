@@ -187,8 +187,30 @@ static uintptr_t split(node *nd, node *r, unsigned pos, uintptr_t key,
   return keys[half];
 }
 
+/* Append KEY/VALUE to the rightmost leaf when KEY is above every key and
+ * the leaf has room.  1 if done. */
+static int append_tail(struct map_index *ix, uintptr_t key, void *value) {
+  node *t = ix->tail;
+  if (!t && ix->root) {
+    for (t = ix->root; !t->leaf; t = t->ptr[t->n])
+      ;
+    ix->tail = t;
+  }
+  if (!t || t->n == CAP || !t->n || key <= t->key[t->n - 1])
+    return 0;
+  t->key[t->n] = key;
+  t->ptr[t->n] = value;
+  t->n++;
+  ix->count++;
+  return 1;
+}
+
 int map_index_insert(struct map_index *ix, uintptr_t key, void *value) {
-  ix->hint = NULL; /* a split moves keys out of their leaf */
+  if (append_tail(ix, key, value))
+    return 0;
+  /* A split moves keys out of their leaf and may make a new rightmost
+   * one. */
+  ix->hint = ix->tail = NULL;
   if (!ix->root) {
     node *lf = node_new(ix, 1);
     if (!lf)
@@ -347,7 +369,7 @@ void map_index_remove(struct map_index *ix, uintptr_t key) {
     return;
   if (remove_hinted(ix, key))
     return;
-  ix->hint = NULL; /* repairs may merge leaves */
+  ix->hint = ix->tail = NULL; /* repairs may merge leaves */
   struct path p;
   walk_down(ix, key, &p);
   int l = ix->height - 1;
@@ -380,7 +402,7 @@ void map_index_foreach(const struct map_index *ix,
 
 void map_index_clear(struct map_index *ix) {
   block_pool_release(&ix->nodes, sizeof(node));
-  ix->hint = NULL;
+  ix->hint = ix->tail = NULL;
   ix->root = NULL;
   ix->count = 0;
   ix->height = 0;

@@ -37,6 +37,10 @@ struct map_index {
    * of it without a second walk when it stays at least half full.  Reset
    * by whatever may free or split a leaf. */
   struct map_index_node *hint;
+  /* The rightmost leaf, or NULL when not known: a key above every other
+   * (mappings made in address order) is appended there without a walk
+   * while it has room. */
+  struct map_index_node *tail;
 };
 
 /* Add KEY -> VALUE (KEY not present).  0, or -1 when out of memory (the
