@@ -32,12 +32,21 @@ struct map_index {
   size_t count;
   int height; /* levels, leaves included; 0 when empty */
   struct block_pool nodes;
+  /* The leaf the last lookup ended in, or NULL: the removal that usually
+   * follows (an exit finds its entry, then removes it) takes the key out
+   * of it without a second walk when it stays at least half full.  Reset
+   * by whatever may free or split a leaf. */
+  struct map_index_node *hint;
+  /* The rightmost leaf, or NULL when not known: a key above every other
+   * (mappings made in address order) is appended there without a walk
+   * while it has room. */
+  struct map_index_node *tail;
 };
 
 /* Add KEY -> VALUE (KEY not present).  0, or -1 when out of memory (the
  * index is then unchanged). */
 int map_index_insert(struct map_index *ix, uintptr_t key, void *value);
-/* Remove KEY (present). */
+/* Remove KEY (present; if it is not, nothing changes). */
 void map_index_remove(struct map_index *ix, uintptr_t key);
 /* The value of the greatest key <= K, of the least key > K, of the least
  * key >= K; NULL if none. */

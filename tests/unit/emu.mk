@@ -6,12 +6,14 @@ emu_unit_ldadd = src/common/libompemu_common.la $(LIBFFI_LIBS) $(unit_ldadd)
 EXTRA_DIST += tests/unit/emu_testutil.h
 
 check_PROGRAMS += tests/unit/test_arena tests/unit/test_arena_check \
-	tests/unit/test_arena_extents tests/unit/test_exec \
+	tests/unit/test_arena_extents tests/unit/test_arena_index \
+	tests/unit/test_exec \
 	tests/unit/test_exec_wait \
 	tests/unit/test_devicertl tests/unit/test_plugin \
 	tests/unit/test_devicertl_flang tests/unit/test_fastmem
 TESTS += tests/unit/test_arena tests/unit/test_arena_check \
-	tests/unit/test_arena_extents tests/unit/test_exec \
+	tests/unit/test_arena_extents tests/unit/test_arena_index \
+	tests/unit/test_exec \
 	tests/unit/test_exec_wait \
 	tests/unit/test_devicertl tests/unit/test_plugin \
 	tests/unit/test_devicertl_flang tests/unit/test_fastmem
@@ -37,6 +39,10 @@ tests_unit_test_arena_extents_SOURCES = tests/unit/test_arena_extents.c \
 	src/plugins/emu/arena_extents.c src/plugins/emu/arena_extents.h
 tests_unit_test_arena_extents_CFLAGS = $(emu_unit_cflags)
 tests_unit_test_arena_extents_LDADD = $(unit_ldadd)
+tests_unit_test_arena_index_SOURCES = tests/unit/test_arena_index.c \
+	src/plugins/emu/arena_index.c src/plugins/emu/arena_index.h
+tests_unit_test_arena_index_CFLAGS = $(emu_unit_cflags)
+tests_unit_test_arena_index_LDADD = $(unit_ldadd)
 tests_unit_test_arena_check_LDADD = $(emu_unit_ldadd)
 
 emu_flang_rtl_sources = src/plugins/emu/devicertl_flang.c \

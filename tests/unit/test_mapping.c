@@ -184,6 +184,59 @@ static void test_index_random(void **state) {
   assert_null(ix.root);
 }
 
+/* The exit pattern: a lookup of a key, then its removal (the leaf of the
+ * lookup is reused, map_index.h "hint"), in shuffled order at scale; and
+ * now and then a lookup of another key first (a hint that does not hold
+ * the key), or a removal of a key that is not there. */
+static void test_index_lookup_then_remove(void **state) {
+  (void)state;
+  enum { KEYS = 50000 };
+  static uintptr_t keys[KEYS];
+  static char live[KEYS];
+  struct map_index ix = {0};
+  for (size_t i = 0; i < KEYS; i++) {
+    keys[i] = 64 * (i + 1);
+    live[i] = 1;
+    assert_int_equal(map_index_insert(&ix, keys[i], (void *)(keys[i] + 1)), 0);
+  }
+  size_t order[KEYS];
+  for (size_t i = 0; i < KEYS; i++)
+    order[i] = i;
+  for (size_t i = KEYS - 1; i > 0; i--) {
+    size_t j = (size_t)(rnd() % (i + 1)), t = order[i];
+    order[i] = order[j];
+    order[j] = t;
+  }
+  for (size_t s = 0; s < KEYS; s++) {
+    size_t i = order[s];
+    void *f, *a;
+    if (s % 7 == 3) /* the hint is some other leaf */
+      map_index_around(&ix, keys[order[(s * 31) % KEYS]], &f, &a);
+    else
+      map_index_around(&ix, keys[i], &f, &a);
+    if (s % 7 != 3)
+      assert_ptr_equal(f, (void *)(keys[i] + 1));
+    map_index_remove(&ix, keys[i]);
+    live[i] = 0;
+    if (s % 11 == 5) { /* not there (any more): nothing changes */
+      map_index_around(&ix, keys[i], &f, &a);
+      map_index_remove(&ix, keys[i]);
+      map_index_remove(&ix, keys[i] + 8);
+    }
+    assert_int_equal(ix.count, KEYS - s - 1);
+    assert_true(map_index_ceil(&ix, keys[i]) != (void *)(keys[i] + 1));
+    if (s % 997 == 0 || KEYS - s < 40) {
+      assert_true(map_index_check(&ix) >= 0);
+      for (size_t j = 0; j < KEYS; j += 17)
+        assert_int_equal(map_index_floor(&ix, keys[j]) == (void *)(keys[j] + 1),
+                         live[j]);
+    }
+  }
+  assert_null(ix.root);
+  assert_int_equal(ix.count, 0);
+  map_index_clear(&ix);
+}
+
 static void test_refcounts(void **state) {
   (void)state;
   struct map_entry e = {.dyn_ref = 1, .hold_ref = 0};
@@ -431,6 +484,7 @@ int main(void) {
       cmocka_unit_test_setup(test_lookup_classes, setup),
       cmocka_unit_test_setup(test_index_balance, setup),
       cmocka_unit_test_setup(test_index_random, setup),
+      cmocka_unit_test_setup(test_index_lookup_then_remove, setup),
       cmocka_unit_test_setup(test_refcounts, setup),
       cmocka_unit_test_setup(test_globals, setup),
       cmocka_unit_test_setup(test_20000_live, setup),

@@ -4,9 +4,9 @@
  * the quarantine of freed blocks (check mode, or OMPEMU_QUARANTINE=1).
  *
  * Data structures (arena_index.h), all protected by emu_arena.lock:
- *  - BYSTART: hash of live blocks by extent start (the block's start but
+ *  - BYSTART: table of live blocks by extent start (the block's start but
  *    in check mode): a copy to a mapped variable (the usual case) is
- *    checked with one probe.
+ *    checked with one load.
  *  - STARTS: a two-level bitmap of the extent starts of live blocks: the
  *    block holding an interior pointer is the highest start below it, a
  *    few word operations away whatever the number of blocks.
@@ -309,10 +309,13 @@ struct emu_arena *arena_create_ex(const char *what, int dev, uintptr_t base,
   a->flags = flags;
   a->poison = flags & ARENA_CHECK ? EMU_POISON_CHECK : EMU_POISON_DEFAULT;
   a->pending.next = a->pending.prev = &a->pending;
-  if (abits_init(&a->starts, base, span,
-                 flags & ARENA_CHECK ? PAGE : align) != 0) {
+  size_t gran = flags & ARENA_CHECK ? PAGE : align;
+  if (abits_init(&a->starts, base, span, gran) != 0 ||
+      aslots_init(&a->bystart, base, span, gran) != 0) {
     ompemu_error("emu", "device %d: out of host memory for the %s arena", dev,
                  what);
+    abits_release(&a->starts);
+    aslots_release(&a->bystart);
     munmap((void *)base, span);
     free(a);
     return NULL;
@@ -327,6 +330,7 @@ struct emu_arena *arena_create_ex(const char *what, int dev, uintptr_t base,
     ompemu_error("emu", "device %d: out of host memory for the %s arena", dev,
                  what);
     abits_release(&a->starts);
+    aslots_release(&a->bystart);
     munmap((void *)base, span);
     free(a);
     return NULL;
@@ -341,7 +345,7 @@ void arena_destroy(struct emu_arena *a) {
   munmap((void *)a->base, a->span);
   pthread_mutex_destroy(&a->lock);
   abits_release(&a->starts);
-  free(a->bystart.v);
+  aslots_release(&a->bystart);
   xt_clear(&a->free);
   apool_release(&a->pool);
   free(a);
@@ -458,6 +462,9 @@ void *arena_alloc(struct emu_arena *a, size_t size) {
   if (!n)
     goto full;
   uintptr_t p = f.key;
+  /* The block's first line, which the first copy (or its poison) writes
+   * next: a prefetch never faults, whatever the protection. */
+  __builtin_prefetch((void *)(p + l.offset), 1);
   /* Bytes of the block's body that hold the poison already. */
   size_t clean = 0;
   if (!arena_is_check(a) && f.tag == atomic_load_explicit(&a->settles,
@@ -474,16 +481,11 @@ void *arena_alloc(struct emu_arena *a, size_t size) {
   }
   n->key = p;
   n->len = l.len;
-  n->start = p + l.offset;
+  n->off = (uint32_t)l.offset;
   n->size = size;
   n->flags = l.guarded ? ANODE_GUARDED : 0;
   n->born = atomic_load_explicit(&a->settles, memory_order_relaxed);
-  if (ahash_insert(&a->bystart, n->key, n) != 0) {
-    if (arena_is_check(a))
-      mprotect((void *)p, l.body, PROT_NONE);
-    apool_put(&a->pool, n);
-    goto full;
-  }
+  aslots_set(&a->bystart, p, n);
   if (f.len > l.len)
     xt_set(&a->free, p, p + l.len, f.len - l.len, f.tag);
   else
@@ -499,16 +501,16 @@ void *arena_alloc(struct emu_arena *a, size_t size) {
     if (clean < l.body) /* else every byte holds the poison already */
       arena_pending_link(a, n);
     /* ASan: the block is usable, its slack is not. */
-    asan_unpoison((void *)n->start, size);
+    asan_unpoison((void *)anode_start(n), size);
     asan_poison((void *)p, l.offset);
-    asan_poison((void *)(n->start + size), l.body - l.offset - size);
+    asan_poison((void *)(anode_start(n) + size), l.body - l.offset - size);
   } else {
     if (l.len >= PAGE && p % PAGE == 0 && l.len % PAGE == 0)
       mprotect((void *)p, l.len, PROT_READ | PROT_WRITE);
     arena_fill(a, p, l.len, 0);
   }
   pthread_mutex_unlock(&a->lock);
-  return (void *)n->start;
+  return (void *)anode_start(n);
 full:
   pthread_mutex_unlock(&a->lock);
 full_unlocked:
@@ -522,12 +524,19 @@ full_unlocked:
 
 int arena_free(struct emu_arena *a, void *ptr) {
   uintptr_t p = (uintptr_t)ptr;
+  /* Lines a free of a small block writes, fetched while the lock is taken
+   * and the node looked up: the block's first (its poison, off limits to
+   * ASan: a prefetch is no access) and its slot in BYSTART. */
+  if (p >= a->base && p < a->base + a->span) {
+    __builtin_prefetch(ptr, 1);
+    __builtin_prefetch(&a->bystart.v[(p - a->base) / a->bystart.gran], 1);
+  }
   pthread_mutex_lock(&a->lock);
   struct anode *n = arena_extent_of(a, p);
-  if (!n || n->start != p) {
+  if (!n || anode_start(n) != p) {
     struct anode *in = n;
     if (in) {
-      uintptr_t s = in->start;
+      uintptr_t s = anode_start(in);
       size_t z = in->size;
       pthread_mutex_unlock(&a->lock);
       ompemu_error("emu", "device %d: free of " OMPEMU_PTR ", which is not "
@@ -546,7 +555,7 @@ int arena_free(struct emu_arena *a, void *ptr) {
   }
   int slack_ok = arena_check_slack(a, n, "when it was freed");
   int owed = (n->flags & ANODE_PENDING) != 0;
-  ahash_remove(&a->bystart, n->key);
+  aslots_set(&a->bystart, n->key, NULL);
   abits_clear(&a->starts, n->key);
   if (n->flags & ANODE_PENDING)
     arena_pending_unlink(a, n);
@@ -564,7 +573,7 @@ int arena_free(struct emu_arena *a, void *ptr) {
       if (owed) /* never poisoned: fresh pages read as zeros */
         arena_fill(a, n->key, body, 1);
       else if (slack_ok)
-        arena_fill(a, n->start, n->size, 1);
+        arena_fill(a, anode_start(n), n->size, 1);
       arena_unprot_add(a, n->key, body,
                        (slack_ok || owed ? UNPROT_CLEAN : 0) |
                            (n->flags & ANODE_EXPOSED ? UNPROT_URGENT : 0));
@@ -598,7 +607,7 @@ int arena_free(struct emu_arena *a, void *ptr) {
       /* Only copies wrote the block since its poison was written (no
        * kernel ran since its allocation), and they stay inside its SIZE
        * bytes: its slack holds the poison still. */
-      arena_fill(a, n->start, n->size, 1);
+      arena_fill(a, anode_start(n), n->size, 1);
       tag = now;
     } else {
       arena_fill(a, n->key, n->len, lazy_asan(a));

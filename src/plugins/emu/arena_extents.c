@@ -46,15 +46,12 @@ static size_t node_max(const node *nd) {
 
 /* Number of keys of ND that are <= K. */
 static inline unsigned count_le(const node *nd, uintptr_t k) {
-  unsigned lo = 0, hi = nd->n;
-  while (lo < hi) {
-    unsigned mid = (lo + hi) / 2;
-    if (nd->key[mid] <= k)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
+  /* Counted, not searched: no branch to mispredict per key (a
+   * binary search mispredicts about half of its steps). */
+  unsigned c = 0;
+  for (unsigned i = 0; i < nd->n; i++)
+    c += nd->key[i] <= k;
+  return c;
 }
 
 /* The path from the root to K's leaf: NODES[0] is the root, IDX[l] the

@@ -47,7 +47,7 @@ void arena_fill_block(struct emu_arena *a, struct anode *n, uintptr_t skip,
       arena_fill(a, skip + skipn, hi - skip - skipn, 0);
   } else {
     /* Slack before and after the block is off limits to ASan. */
-    uintptr_t s = n->start, e = n->start + n->size;
+    uintptr_t s = anode_start(n), e = s + n->size;
     arena_fill(a, lo, s - lo, 1);
     if (skip) {
       arena_fill(a, s, skip - s, 0);

@@ -1,6 +1,7 @@
 /* The arena's indexes (see arena_index.h): treaps of extents by address,
- * the hash of live blocks by start, and the node pool.  A treap's priorities
- * are a hash of the key, so the same extents always give the same tree. */
+ * the table and the bitmap of live blocks by start, and the node pool.  A
+ * treap's priorities are a hash of the key, so the same extents always
+ * give the same tree. */
 #include "config.h"
 #include "arena_index.h"
 
@@ -40,7 +41,7 @@ static struct anode *merge(struct anode *l, struct anode *r) {
     return r;
   if (!r)
     return l;
-  if (l->prio > r->prio) {
+  if (prio_of(l->key) > prio_of(r->key)) {
     l->r = merge(l->r, r);
     return l;
   }
@@ -49,11 +50,11 @@ static struct anode *merge(struct anode *l, struct anode *r) {
 }
 
 void atree_insert(struct anode **root, struct anode *n) {
-  n->prio = prio_of(n->key);
+  uint32_t prio = prio_of(n->key);
   n->l = n->r = NULL;
   /* Descend while the priorities say N goes lower, then split there. */
   struct anode **at = root;
-  while (*at && (*at)->prio > n->prio)
+  while (*at && prio_of((*at)->key) > prio)
     at = n->key < (*at)->key ? &(*at)->l : &(*at)->r;
   split(*at, n->key, &n->l, &n->r);
   *at = n;
@@ -121,6 +122,8 @@ void atree_walk(struct anode *t, void (*fn)(struct anode *, void *),
   }
 }
 
+_Static_assert(sizeof(struct anode) == 64, "an arena node is one cache line");
+
 enum { CHUNK_NODES = 256 };
 
 struct anode *apool_get(struct apool *p) {
@@ -133,9 +136,10 @@ struct anode *apool_get(struct apool *p) {
       p->chunks = v;
       p->capchunks = nc;
     }
-    struct anode *c = malloc(CHUNK_NODES * sizeof *c);
-    if (!c)
+    void *mem;
+    if (posix_memalign(&mem, 64, CHUNK_NODES * sizeof(struct anode)))
       return NULL;
+    struct anode *c = mem;
     p->chunks[p->nchunks++] = c;
     for (int i = CHUNK_NODES - 1; i >= 0; i--) {
       c[i].next = p->free;
@@ -144,6 +148,8 @@ struct anode *apool_get(struct apool *p) {
   }
   struct anode *n = p->free;
   p->free = n->next;
+  if (p->free) /* the next one's line, for the next caller (block_pool.h) */
+    __builtin_prefetch(p->free, 1);
   memset(n, 0, sizeof *n);
   return n;
 }
@@ -160,67 +166,24 @@ void apool_release(struct apool *p) {
   memset(p, 0, sizeof *p);
 }
 
-static size_t h_slot(const struct ahash *h, uintptr_t start) {
-  uint64_t x = (uint64_t)start * 0x9E3779B97F4A7C15ull;
-  return (size_t)(x >> 32) & (h->cap - 1);
-}
-
-const struct hslot *ahash_find(const struct ahash *h, uintptr_t start) {
-  if (!h->n)
-    return NULL;
-  for (size_t i = h_slot(h, start);; i = (i + 1) & (h->cap - 1)) {
-    if (h->v[i].start == start)
-      return &h->v[i];
-    if (h->v[i].start == 0)
-      return NULL;
-  }
-}
-
-static void h_put(struct ahash *h, struct hslot s) {
-  size_t i = h_slot(h, s.start);
-  while (h->v[i].start != 0)
-    i = (i + 1) & (h->cap - 1);
-  h->v[i] = s;
-  h->n++;
-}
-
-int ahash_insert(struct ahash *h, uintptr_t start, struct anode *node) {
-  if (2 * (h->n + 1) > h->cap) {
-    struct ahash g = {NULL, 0, h->cap ? h->cap * 2 : 64};
-    g.v = calloc(g.cap, sizeof *g.v);
-    if (!g.v)
-      return -1;
-    for (size_t i = 0; i < h->cap; i++)
-      if (h->v[i].start)
-        h_put(&g, h->v[i]);
-    free(h->v);
-    *h = g;
-  }
-  h_put(h, (struct hslot){start, node});
-  return 0;
-}
-
-/* Remove START, shifting later entries of its probe run back. */
-void ahash_remove(struct ahash *h, uintptr_t start) {
-  size_t m = h->cap - 1, i = h_slot(h, start);
-  while (h->v[i].start != start)
-    i = (i + 1) & m;
-  for (size_t j = (i + 1) & m; h->v[j].start; j = (j + 1) & m) {
-    size_t k = h_slot(h, h->v[j].start);
-    /* Entry J may move to I if its home K is not in (I, J]. */
-    if ((j > i && (k <= i || k > j)) || (j < i && k <= i && k > j)) {
-      h->v[i] = h->v[j];
-      i = j;
-    }
-  }
-  h->v[i].start = 0;
-  h->n--;
-}
-
 static void *zeroed_map(size_t bytes) {
   void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   return m == MAP_FAILED ? NULL : m;
+}
+
+int aslots_init(struct aslots *s, uintptr_t base, size_t span, size_t gran) {
+  s->base = base;
+  s->gran = gran;
+  s->n = span / gran + 1;
+  s->v = zeroed_map(s->n * sizeof *s->v);
+  return s->v ? 0 : -1;
+}
+
+void aslots_release(struct aslots *s) {
+  if (s->v)
+    munmap(s->v, s->n * sizeof *s->v);
+  s->v = NULL;
 }
 
 int abits_init(struct abits *b, uintptr_t base, size_t span, size_t gran) {

@@ -1,9 +1,9 @@
 /* The arena's indexes (arena_index.c): extents as nodes of treaps keyed by
  * address (the ranges whose poison is owed, and in check mode the freed
  * pages still read-write; the free extents have a tree of their own,
- * arena_extents.h), a hash of live blocks by start, and a pool the nodes
- * come from.
- * Every operation is O(log n) expected (O(1) for the hash) in the number
+ * arena_extents.h), a table of live blocks by start, a bitmap of their
+ * starts, and a pool the nodes come from.
+ * Every operation is O(log n) expected (O(1) for the table) in the number
  * of extents; none allocates on the common path.  Not thread-safe: the
  * arena's lock protects them. */
 #ifndef EMU_ARENA_INDEX_H
@@ -12,28 +12,43 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* An extent of the arena: a live block (with its user START and SIZE), a
- * free extent, a cooling or quarantined block, or a range to poison. */
+/* An extent of the arena: a live block (with its user start and SIZE), a
+ * free extent, a cooling or quarantined block, or a range to poison.  One
+ * cache line, 64-byte aligned in the pool: freeing a block reads one line
+ * of its node. */
 struct anode {
   uintptr_t key;        /* extent start */
   size_t len;           /* extent length */
-  struct anode *l, *r;  /* treap children */
-  uint32_t prio;        /* treap priority: a hash of KEY, deterministic */
-  unsigned flags;       /* ANODE_* */
-  uintptr_t start;      /* live: the block's address (in the extent) */
   size_t size;          /* live: bytes asked for */
-  struct anode *next, *prev; /* FIFO (cool, quarantine) or pending list */
+  uint32_t off;         /* live: the block's offset in the extent */
+  unsigned flags;       /* ANODE_* */
+  /* A node is in a treap (STALE, UNPROT) or on a list (pending, a FIFO,
+   * the pool's free list), never both. */
+  union {
+    struct {
+      struct anode *l, *r; /* treap children */
+    };
+    struct {
+      struct anode *next, *prev; /* FIFO (cool, quarantine) or pending */
+    };
+  };
   const void *last_kernel;   /* check mode: last kernel given the block */
   unsigned long born;        /* live: arena_settle calls before its alloc;
                               * cooling: its tag in FREE (FREE_DIRTY...) */
 };
+
+/* The address of live block N. */
+static inline uintptr_t anode_start(const struct anode *n) {
+  return n->key + n->off;
+}
 
 #define ANODE_PENDING 0x1 /* live: not yet poisoned, content stale */
 #define ANODE_GUARDED 0x2 /* check mode: a guard page follows the block */
 #define ANODE_CLEAN 0x4   /* unprotected freed range: all poison */
 #define ANODE_EXPOSED 0x8 /* live: its address was copied to the device */
 
-/* Treap operations; ROOT is updated in place. */
+/* Treap operations; ROOT is updated in place.  A node's priority is a
+ * hash of its key. */
 void atree_insert(struct anode **root, struct anode *n);
 /* Remove the node whose key is KEY (present) and return it. */
 struct anode *atree_remove(struct anode **root, uintptr_t key);
@@ -72,21 +87,34 @@ void abits_clear(struct abits *b, uintptr_t p);
 /* The highest set address <= P, or 0 if none. */
 uintptr_t abits_floor(const struct abits *b, uintptr_t p);
 
-/* Live blocks by extent start (the block's start but in check mode):
- * open addressing, linear probing; START 0 marks an empty slot (no arena
- * starts at 0).  Slots are 16 bytes, four to a cache line: the table is
- * up to four times as large as the number of live blocks and is probed at
- * random, so its size decides how much of it stays in the caches. */
-struct hslot {
-  uintptr_t start;
-  struct anode *node;
+/* Live blocks by extent start: one pointer per GRAN bytes of [BASE,
+ * BASE+SPAN), the node of the live extent that starts there or NULL.  A
+ * block is found with one load, and blocks allocated one after another
+ * share cache lines (a hash spreads them at random over a table up to
+ * four times the number of live blocks).  The pointers are mapped lazily:
+ * a page of them covers 512 * GRAN bytes of the range, so they take at
+ * most 8 host bytes per GRAN bytes of the range ever used (1/32 for GRAN
+ * 256, 1/512 in check mode), and nothing where no block ever was. */
+struct aslots {
+  struct anode **v;
+  size_t n; /* pointers */
+  uintptr_t base;
+  size_t gran;
 };
-struct ahash {
-  struct hslot *v;
-  size_t n, cap;
-};
-const struct hslot *ahash_find(const struct ahash *h, uintptr_t start);
-int ahash_insert(struct ahash *h, uintptr_t start, struct anode *node);
-void ahash_remove(struct ahash *h, uintptr_t start); /* START present */
+int aslots_init(struct aslots *s, uintptr_t base, size_t span, size_t gran);
+void aslots_release(struct aslots *s);
+/* The live node starting at P, or NULL (P anywhere; only multiples of
+ * GRAN above BASE can start one). */
+static inline struct anode *aslots_get(const struct aslots *s, uintptr_t p) {
+  uintptr_t off = p - s->base;
+  if (p < s->base || off % s->gran || off / s->gran >= s->n)
+    return NULL;
+  return s->v[off / s->gran];
+}
+/* Record N as the live node starting at P (a multiple of GRAN in the
+ * range), or forget it (N NULL). */
+static inline void aslots_set(struct aslots *s, uintptr_t p, struct anode *n) {
+  s->v[(p - s->base) / s->gran] = n;
+}
 
 #endif

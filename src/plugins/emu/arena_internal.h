@@ -47,7 +47,7 @@ struct emu_arena {
   unsigned long unprot_since; /* SETTLES when UNPROT became non-empty */
   int unprot_urgent; /* UNPROT holds pages opened ahead or a block whose
                      * address was copied to the device */
-  struct ahash bystart;
+  struct aslots bystart; /* live blocks by extent start */
   struct apool pool;
   struct fifo cool, quar;
   struct anode pending;   /* list head (next/prev) */

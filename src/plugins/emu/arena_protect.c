@@ -171,8 +171,8 @@ static int live_in(const struct emu_arena *a, uintptr_t lo, uintptr_t hi) {
     return 0;
   if (k >= lo)
     return 1;
-  const struct hslot *h = ahash_find(&a->bystart, k);
-  return h && k + h->node->len > lo;
+  const struct anode *n = aslots_get(&a->bystart, k);
+  return n && k + n->len > lo;
 }
 
 /* Ranges are joined across gaps of at most this many bytes that hold no

@@ -35,7 +35,8 @@ int arena_check_slack(struct emu_arena *a, const struct anode *n,
    * what the arena wrote.  This spares reading a cold page per block. */
   if (n->born == atomic_load_explicit(&a->settles, memory_order_relaxed))
     return 1;
-  uintptr_t s = n->start, e = n->start + n->size, hi = n->key + arena_body_len(n);
+  uintptr_t s = anode_start(n), e = s + n->size;
+  uintptr_t hi = n->key + arena_body_len(n);
   size_t after = hi - e; /* farthest overwritten byte after the end */
   while (after && is_poison(a, e + after - 1))
     after--;
@@ -67,19 +68,21 @@ int arena_check_slack(struct emu_arena *a, const struct anode *n,
 
 /* The live block whose extent holds P, or NULL.  Caller holds the lock. */
 struct anode *arena_extent_of(const struct emu_arena *a, uintptr_t p) {
-  const struct hslot *h = ahash_find(&a->bystart, p);
-  if (h)
-    return h->node;
+  struct anode *n = aslots_get(&a->bystart, p);
+  if (n)
+    return n;
   uintptr_t k = abits_floor(&a->starts, p);
-  h = k ? ahash_find(&a->bystart, k) : NULL;
-  return h && p < k + h->node->len ? h->node : NULL;
+  n = k ? aslots_get(&a->bystart, k) : NULL;
+  return n && p < k + n->len ? n : NULL;
 }
 
 /* 1 if [P, P+SIZE) lies in N's block: only the bytes asked for count; a
  * copy into the alignment padding is an overflow on a real device too. */
 static int in_block(const struct anode *n, uintptr_t p, size_t size) {
-  return n && p >= n->start && p - n->start <= n->size &&
-         size <= n->start + n->size - p;
+  if (!n)
+    return 0;
+  uintptr_t s = anode_start(n);
+  return p >= s && p - s <= n->size && size <= s + n->size - p;
 }
 
 /* The live block that holds [P, P+SIZE), with the arena's lock taken;
@@ -182,11 +185,11 @@ int arena_block_of(struct emu_arena *a, const void *ptr, void **start,
   uintptr_t p = (uintptr_t)ptr;
   pthread_mutex_lock(&a->lock);
   struct anode *n = arena_extent_of(a, p);
-  int rc = n && p >= n->start && p < n->start + n->size + (n->size == 0)
-               ? 0 : -1;
+  uintptr_t s = n ? anode_start(n) : 0;
+  int rc = n && p >= s && p < s + n->size + (n->size == 0) ? 0 : -1;
   if (rc == 0) {
     if (start)
-      *start = (void *)n->start;
+      *start = (void *)s;
     if (size)
       *size = n->size;
   }
@@ -197,7 +200,7 @@ int arena_block_of(struct emu_arena *a, const void *ptr, void **start,
 /* Where X lies relative to the block of N, into BUF. */
 static void relative(char *buf, size_t len, const char *what, uintptr_t x,
                      const struct anode *n, const char *state) {
-  uintptr_t s = n->start, e = n->start + n->size;
+  uintptr_t s = anode_start(n), e = s + n->size;
   if (x >= s && x < e)
     snprintf(buf, len, "inside %s %s block [" OMPEMU_PTR ", " OMPEMU_PTR
              ") of %zu bytes, at offset %zu", state, what, OMPEMU_P(s),
