@@ -162,6 +162,8 @@ static void copy_from(int32_t dev, uintptr_t hst, uintptr_t tgt,
   if (check_cfg.check) {
     data_pending_copy_from(b, hst, size);
     data_after_copy_from(r, b, tgt, hst, size, var);
+    if (r && r->kind == OBS_R_UPDATE && b->kind == CB_MAPPED)
+      b->chose_back = 1;
     if (b->kind == CB_MAPPED && size && own) {
       unsigned char *x = cb_expect(b, tgt == b->tgt && size == b->size);
       if (x)

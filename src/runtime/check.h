@@ -100,6 +100,9 @@ struct cblock {
                             own construct that moves data (to, from,
                             implicit) or through none: not only through
                             an explicit map(alloc:) */
+  int chose_back;        /* a `target update from` copied (part of) it
+                            back since the last kernel reached it: what
+                            it left on the device, it left on purpose */
   const char *last_kernel; /* interned name of the last kernel it reached */
   const char *last_kernel_at;
   /* report */

@@ -142,7 +142,8 @@ void data_after_copy_from(struct cregion *r, struct cblock *b, uintptr_t tgt,
 void data_before_free(struct cregion *r, struct cblock *b) {
   data_pending_flush(b);
   if (!r || b->kind != CB_MAPPED || !b->expect || b->lost_reported ||
-      !b->last_kernel || !b->kernel_transfer || b->size <= MAX_SCALAR)
+      !b->last_kernel || !b->kernel_transfer || b->size <= MAX_SCALAR ||
+      b->chose_back)
     return;
   /* The entry that removed it: a `to` without `from`; a `release` of data
    * the program sent (`to` when it was mapped): its changes are results
@@ -394,6 +395,7 @@ void data_kernel_begin(struct cregion *r, struct obs_event *e) {
     }
     b->last_kernel = r->kernel;
     b->last_kernel_at = r->where;
+    b->chose_back = 0;
     if (b->kind != CB_MAPPED || b->initialized || b->uninit_reported ||
         (b->maptype & (OMP_TGT_MAPTYPE_TO | OMP_TGT_MAPTYPE_FROM)))
       continue;
@@ -414,6 +416,7 @@ void data_kernel_begin(struct cregion *r, struct obs_event *e) {
     if (b) {
       b->last_kernel = r->kernel;
       b->last_kernel_at = r->where;
+      b->chose_back = 0;
     }
   }
   for (int32_t k = 0; e->args && k < e->nargs; k++) {
