@@ -24,10 +24,73 @@
 
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
+#ifndef MADV_GUARD_INSTALL
+#define MADV_GUARD_INSTALL 102
+#define MADV_GUARD_REMOVE 103
+#endif
+
 static void release_one(struct anode *s, void *arg);
+
+/* Guard markers: a guard page made with MADV_GUARD_INSTALL faults
+ * whatever the protection of its mapping, and is no mapping of its own.
+ * So a run of blocks with their guard pages can be opened with one
+ * mprotect (arena.c, make_accessible), and a block that lands where a
+ * block of the same layout was finds its guard page in place: neither
+ * costs a system call.  Without them (older kernels, valgrind) a guard
+ * page is a PROT_NONE page, a mapping of its own, and opening a block
+ * takes a call of its own.  The same requests give the same addresses
+ * either way. */
+void arena_marks_init(struct emu_arena *a) {
+  size_t words = (a->span / PAGE + 63) / 64;
+  uint64_t *m = calloc(words, sizeof *m);
+  if (!m)
+    return;
+  /* The first page guards the first block (arena_create_ex). */
+  if (madvise((void *)a->base, PAGE, MADV_GUARD_INSTALL) != 0) {
+    free(m);
+    return;
+  }
+  m[0] = 1;
+  a->marks = m;
+}
+
+int arena_mark_set(struct emu_arena *a, uintptr_t g) {
+  size_t i = (g - a->base) / PAGE;
+  uint64_t bit = (uint64_t)1 << (i % 64);
+  if (a->marks[i / 64] & bit)
+    return 0;
+  if (madvise((void *)g, PAGE, MADV_GUARD_INSTALL) != 0)
+    return -1;
+  a->marks[i / 64] |= bit;
+  return 0;
+}
+
+int arena_marks_clear(struct emu_arena *a, uintptr_t p, size_t len) {
+  size_t i = (p - a->base) / PAGE, e = i + len / PAGE;
+  int any = 0;
+  for (size_t j = i; j < e;) {
+    if (j % 64 == 0 && e - j >= 64 && !a->marks[j / 64]) {
+      j += 64;
+      continue;
+    }
+    if (a->marks[j / 64] & (uint64_t)1 << (j % 64)) {
+      any = 1;
+      break;
+    }
+    j++;
+  }
+  if (!any)
+    return 0;
+  if (madvise((void *)p, len, MADV_GUARD_REMOVE) != 0)
+    return -1;
+  for (size_t j = i; j < e; j++)
+    a->marks[j / 64] &= ~((uint64_t)1 << (j % 64));
+  return 1;
+}
 
 /* Each PROT_NONE range between accessible ones is a mapping of its own,
  * and the kernel limits a process's mappings (vm.max_map_count, 65530 by
