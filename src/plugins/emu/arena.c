@@ -397,8 +397,9 @@ static struct layout layout_of(const struct emu_arena *a, size_t size) {
  * EMU_CHECK_AHEAD bytes of the free extent after it (up to FEND) in the
  * same call: the next unguarded blocks, which follow it, need none
  * either, and those pages are protected again before the next kernel.
- * With guard markers (arena_protect.c) a guarded block opens the free
- * extent after it below HWM too (pages of blocks the quarantine gave
+ * With guard markers (arena_protect.c) never-allocated pages need no
+ * call (they are armed), and a block opens the free extent after it
+ * below HWM (pages of blocks the quarantine gave
  * back), up to EMU_CHECK_REOPEN bytes: their guard pages keep their
  * markers, so the blocks allocated there next, in the same layout, need
  * no call; those pages are protected again as freed pages are (within
@@ -410,12 +411,20 @@ static int make_accessible(struct emu_arena *a, uintptr_t p, uintptr_t fend,
   size_t rw = a->unprot ? arena_unprot_cut(a, p, l->len, l->body, clean,
                                            &guard_rw)
                         : 0;
+  uintptr_t e = p + l->len;
   if (a->marks) {
+    /* Never-allocated pages are armed (read-write, markers): the body's
+     * part above HWM needs its markers taken off, no mprotect. */
+    if (arena_marks_arm(a, e) != 0)
+      return -1;
     int r = arena_marks_clear(a, p, l->body);
     if (r < 0 || (l->guarded && arena_mark_set(a, p + l->body) != 0))
       return -1;
     if (r) /* pages that were guards read as zeros */
       *clean = 0;
+    uintptr_t h = a->hwm > p ? a->hwm : p;
+    if (p + l->body > h)
+      rw += p + l->body - h;
     guard_rw = 0; /* the marker guards it */
   }
   if (guard_rw &&
@@ -424,17 +433,18 @@ static int make_accessible(struct emu_arena *a, uintptr_t p, uintptr_t fend,
       return -1;
     arena_out_of_maps(a); /* the guard stays read-write */
   }
-  if (rw == l->body)
+  if (rw >= l->body)
     return 0;
   size_t ahead = 0;
   unsigned how = UNPROT_FRESH;
-  uintptr_t e = p + l->len;
-  if (!l->guarded) {
+  if (a->marks) {
+    if (e < a->hwm) {
+      uintptr_t lim = fend < a->hwm ? fend : a->hwm;
+      ahead = lim - e < EMU_CHECK_REOPEN ? lim - e : EMU_CHECK_REOPEN;
+      how = 0;
+    }
+  } else if (!l->guarded) {
     ahead = fend - e < EMU_CHECK_AHEAD ? fend - e : EMU_CHECK_AHEAD;
-  } else if (a->marks && e < a->hwm) {
-    uintptr_t lim = fend < a->hwm ? fend : a->hwm;
-    ahead = lim - e < EMU_CHECK_REOPEN ? lim - e : EMU_CHECK_REOPEN;
-    how = 0;
   }
   if (ahead) {
     size_t c;
@@ -442,7 +452,7 @@ static int make_accessible(struct emu_arena *a, uintptr_t p, uintptr_t fend,
     (void)arena_unprot_cut(a, e, ahead, ahead, &c, &g);
   }
   /* With a marker the guard page opens with the body: one mapping. */
-  size_t open = ahead || (a->marks && l->guarded) ? l->len + ahead : l->body;
+  size_t open = ahead || a->marks ? l->len + ahead : l->body;
   if (mprotect((void *)p, open, PROT_READ | PROT_WRITE) != 0) {
     if (errno != ENOMEM)
       return -1;

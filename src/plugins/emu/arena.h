@@ -51,6 +51,10 @@
 /* Check mode with guard markers: bytes of free pages the quarantine gave
  * back that a guarded block's allocation opens after it (arena.c). */
 #define EMU_CHECK_REOPEN ((size_t)512 << 10)
+/* Check mode with guard markers: never-allocated pages are made
+ * read-write with a marker on each this many bytes at a time
+ * (arena_protect.c, arena_marks_arm). */
+#define EMU_CHECK_ARM ((size_t)2 << 20)
 /* With ASan in the process: bytes of poisoned slack after a data block,
  * at least (the alignment gives more where the size leaves it). */
 #define EMU_ASAN_REDZONE 16

@@ -58,6 +58,8 @@ struct emu_arena {
   uint64_t *marks;        /* check mode with guard markers (arena_protect.c):
                            * one bit per page of the span, set where a
                            * marker is installed; NULL without them */
+  uintptr_t armed;        /* with MARKS: [HWM, ARMED) is read-write with a
+                           * marker on every page */
   int no_maps;            /* check mode: the process ran out of memory
                            * mappings: 1 found, 2 protection given up
                            * (arena_out_of_maps) */
@@ -106,8 +108,12 @@ void arena_unprot_arg(struct emu_arena *a, uintptr_t p);
  * tries them on the arena's first page and sets MARKS when they work;
  * _set puts one on the guard page G (a no-op where one is); _clear takes
  * those in [P, P+LEN) away (1 if there were any: those pages read as
- * zeros now).  0 or -1 with errno. */
+ * zeros now); _arm makes the never-allocated pages up to END at least
+ * read-write with a marker on each (ARMED), EMU_CHECK_ARM bytes at a
+ * time, so that a block allocated there only takes the markers off its
+ * body.  0 or -1 with errno. */
 void arena_marks_init(struct emu_arena *a);
+int arena_marks_arm(struct emu_arena *a, uintptr_t end);
 int arena_mark_set(struct emu_arena *a, uintptr_t g);
 int arena_marks_clear(struct emu_arena *a, uintptr_t p, size_t len);
 /* Check mode: mprotect failed for want of mappings (ENOMEM): give page

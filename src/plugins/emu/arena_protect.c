@@ -56,6 +56,26 @@ void arena_marks_init(struct emu_arena *a) {
   }
   m[0] = 1;
   a->marks = m;
+  a->armed = a->base + PAGE;
+}
+
+/* Never-allocated pages with a marker each fault as PROT_NONE ones do,
+ * and need no mprotect when a block is allocated on them. */
+int arena_marks_arm(struct emu_arena *a, uintptr_t end) {
+  if (end <= a->armed)
+    return 0;
+  uintptr_t lim = a->base + a->span;
+  uintptr_t to = (end + EMU_CHECK_ARM - 1) / EMU_CHECK_ARM * EMU_CHECK_ARM;
+  if (to > lim)
+    to = lim;
+  size_t len = to - a->armed;
+  if (madvise((void *)a->armed, len, MADV_GUARD_INSTALL) != 0 ||
+      mprotect((void *)a->armed, len, PROT_READ | PROT_WRITE) != 0)
+    return -1;
+  for (size_t j = (a->armed - a->base) / PAGE; j < (to - a->base) / PAGE; j++)
+    a->marks[j / 64] |= (uint64_t)1 << (j % 64);
+  a->armed = to;
+  return 0;
 }
 
 int arena_mark_set(struct emu_arena *a, uintptr_t g) {
