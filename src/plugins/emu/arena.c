@@ -400,10 +400,11 @@ static struct layout layout_of(const struct emu_arena *a, size_t size) {
  * With guard markers (arena_protect.c) never-allocated pages need no
  * call (they are armed), and a block opens the free extent after it
  * below HWM (pages of blocks the quarantine gave
- * back), up to EMU_CHECK_REOPEN bytes: their guard pages keep their
- * markers, so the blocks allocated there next, in the same layout, need
- * no call; those pages are protected again as freed pages are (within
- * EMU_CHECK_PROTECT_EVERY kernels). */
+ * back), up to EMU_CHECK_REOPEN bytes, and remembers them (OPEN): their
+ * guard pages keep their markers, so the blocks allocated there next, in
+ * the same layout, need no call.  Those pages stay read-write, holding
+ * the poison, until allocated: their blocks were freed at least
+ * EMU_CHECK_QUARANTINE_MAX frees before. */
 static int make_accessible(struct emu_arena *a, uintptr_t p, uintptr_t fend,
                            const struct layout *l, size_t *clean) {
   int guard_rw = 0;
@@ -425,6 +426,18 @@ static int make_accessible(struct emu_arena *a, uintptr_t p, uintptr_t fend,
     uintptr_t h = a->hwm > p ? a->hwm : p;
     if (p + l->body > h)
       rw += p + l->body - h;
+    /* Pages opened ahead by an earlier allocation: read-write still.  The
+     * block takes them out of OPEN (only free pages are in it). */
+    if (p < a->open_hi && e > a->open_lo) {
+      uintptr_t lo = p > a->open_lo ? p : a->open_lo;
+      uintptr_t hi = p + l->body < a->open_hi ? p + l->body : a->open_hi;
+      if (hi > lo)
+        rw += hi - lo;
+      if (p <= a->open_lo)
+        a->open_lo = e < a->open_hi ? e : a->open_hi;
+      else
+        a->open_hi = p;
+    }
     guard_rw = 0; /* the marker guards it */
   }
   if (guard_rw &&
@@ -473,8 +486,12 @@ static int make_accessible(struct emu_arena *a, uintptr_t p, uintptr_t fend,
       a->dontdump < 2 * EMU_CHECK_QUARANTINE_MAX &&
       madvise((void *)(p + l->body), PAGE, MADV_DONTDUMP) == 0)
     a->dontdump++;
-  if (ahead)
+  if (ahead && how == 0) { /* free pages the quarantine gave back */
+    a->open_lo = e;
+    a->open_hi = e + ahead;
+  } else if (ahead) {
     arena_unprot_add(a, e, ahead, how);
+  }
   return 0;
 }
 

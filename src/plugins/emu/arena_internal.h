@@ -60,6 +60,8 @@ struct emu_arena {
                            * marker is installed; NULL without them */
   uintptr_t armed;        /* with MARKS: [HWM, ARMED) is read-write with a
                            * marker on every page */
+  uintptr_t open_lo, open_hi; /* with MARKS: free pages below HWM opened
+                               * ahead of a block (arena.c) */
   int no_maps;            /* check mode: the process ran out of memory
                            * mappings: 1 found, 2 protection given up
                            * (arena_out_of_maps) */

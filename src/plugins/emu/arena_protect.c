@@ -235,7 +235,8 @@ size_t arena_unprot_cut(struct emu_arena *a, uintptr_t p, size_t len,
     }
     if (spare)
       apool_put(&a->pool, spare);
-    s = atree_ceil(a->unprot, se);
+    /* Ranges never overlap: none after S starts below E. */
+    s = se >= e ? NULL : atree_ceil(a->unprot, se);
   }
   if (a->no_maps)
     arena_out_of_maps(a);
