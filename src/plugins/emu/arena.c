@@ -184,7 +184,8 @@ static int quar_release_one(struct emu_arena *a) {
       arena_fill(a, n->key, n->len, lazy_asan(a));
   }
   /* Check mode: the pages stay PROT_NONE (or read-write until the next
-   * kernel, arena_protect.c) until allocated. */
+   * kernel, arena_protect.c) until allocated, or until an allocation
+   * opens them ahead of itself (make_accessible, with guard markers). */
   free_block(a, n, FREE_DIRTY);
   return 0;
 }

@@ -1,4 +1,6 @@
-/* Check mode: lazy protection of freed blocks (see arena.h, ARENA_CHECK).
+/* Check mode: lazy protection of freed blocks (see arena.h, ARENA_CHECK),
+ * and the guard markers that stand for guard pages where the kernel has
+ * them (arena_marks_*, below).
  * A freed block's pages stay read-write and populated (the UNPROT treap),
  * holding the poison, so that freeing costs no system call and an
  * allocation that lands on them needs none either.  They are made
