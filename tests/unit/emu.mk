@@ -35,6 +35,7 @@ tests_unit_test_arena_check_SOURCES = tests/unit/test_arena_check.c \
 	src/plugins/emu/fault.c src/plugins/emu/fault.h src/plugins/emu/devctx.c \
 	src/plugins/emu/watch.c src/plugins/emu/watch.h
 tests_unit_test_arena_check_CFLAGS = $(emu_unit_cflags)
+tests_unit_test_arena_check_LDFLAGS = -Wl,--wrap=mprotect
 tests_unit_test_arena_extents_SOURCES = tests/unit/test_arena_extents.c \
 	src/plugins/emu/arena_extents.c src/plugins/emu/arena_extents.h
 tests_unit_test_arena_extents_CFLAGS = $(emu_unit_cflags)

@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 
 #include "arena.h"
+#include "arena_internal.h"
 #include "arena_testutil.h"
 #include "devicertl.h"
 #include "emu_testutil.h"
@@ -182,6 +183,65 @@ static void test_check_reuse_poisoned(void **state) {
   }
 }
 
+/* mprotect calls, counted (linked with -Wl,--wrap=mprotect). */
+static unsigned long mprotects;
+int __real_mprotect(void *p, size_t len, int prot);
+int __wrap_mprotect(void *p, size_t len, int prot) {
+  mprotects++;
+  return __real_mprotect(p, len, prot);
+}
+
+/* Check mode: the quarantine gives freed blocks back
+ * EMU_CHECK_RELEASE_BATCH at a time, after EMU_CHECK_QUARANTINE_MAX later
+ * frees at least.  With guard markers, the first block allocated on
+ * them opens the whole batch with one mprotect and the blocks after it,
+ * in the same layout, make none, kernels or not; every guard page still
+ * faults. */
+static void test_check_release_batch(void **state) {
+  (void)state;
+  enum { Q = EMU_CHECK_QUARANTINE_MAX, B = EMU_CHECK_RELEASE_BATCH };
+  struct emu_arena *a = arena_create_ex("data", 0, TB(28), 64 * MB, 256,
+                                        ARENA_CHECK, 256 * MB);
+  assert_non_null(a);
+  char *first = NULL;
+  /* A launch loop: allocate, run a kernel, free. */
+  for (int i = 0; i < Q + B - 1; i++) {
+    char *x = arena_alloc(a, 64);
+    assert_non_null(x);
+    if (!first)
+      first = x;
+    arena_settle(a);
+    assert_int_equal(arena_free(a, x), 0);
+  }
+  /* Nothing given back yet: a new block takes fresh pages. */
+  char *y = arena_alloc(a, 64);
+  assert_true(y > first + (size_t)(Q + B - 2) * 8192);
+  arena_settle(a);
+  assert_int_equal(arena_free(a, y), 0); /* the B oldest go back */
+  assert_true(faults(first));
+  if (!a->marks) {
+    fprintf(stderr, "# no guard markers (MADV_GUARD_INSTALL) here: "
+            "the mprotect count is not checked\n");
+    arena_destroy(a);
+    return;
+  }
+  mprotects = 0;
+  for (int i = 0; i < B; i++) {
+    char *z = arena_alloc(a, 64);
+    assert_ptr_equal(z, first + (size_t)i * 8192);
+    assert_false(faults(z));
+    assert_true(faults(z + 64));   /* the guard page after it */
+    assert_true(faults(z - 4096)); /* the page before: a guard */
+    if (i == 0) /* kernels meanwhile protect freed blocks, not these */
+      for (int k = 0; k < EMU_CHECK_PROTECT_EVERY; k++)
+        arena_settle(a);
+  }
+  /* One for the batch, one for the kernels' protection of the blocks
+   * freed last (a run: one call). */
+  assert_int_equal(mprotects, 2);
+  arena_destroy(a);
+}
+
 /* Check mode with more live blocks than may have guard pages: the rest
  * lose their guard, nothing fails. */
 static void test_check_many(void **state) {
@@ -285,6 +345,7 @@ int main(void) {
       cmocka_unit_test(test_check_reuse_poisoned),
       cmocka_unit_test(test_check_protect_runs),
       cmocka_unit_test(test_check_many),
+      cmocka_unit_test(test_check_release_batch),
       cmocka_unit_test(test_fault_messages),
   };
   return cmocka_run_group_tests_name("emu arena, check mode", tests, NULL, NULL);

@@ -184,7 +184,8 @@ static int quar_release_one(struct emu_arena *a) {
       arena_fill(a, n->key, n->len, lazy_asan(a));
   }
   /* Check mode: the pages stay PROT_NONE (or read-write until the next
-   * kernel, arena_protect.c) until allocated. */
+   * kernel, arena_protect.c) until allocated, or until an allocation
+   * opens them ahead of itself (make_accessible, with guard markers). */
   free_block(a, n, FREE_DIRTY);
   return 0;
 }
@@ -324,6 +325,8 @@ struct emu_arena *arena_create_ex(const char *what, int dev, uintptr_t base,
   if (!(flags & ARENA_CHECK))
     ompemu_env_bool("OMPEMU_QUARANTINE", 0, &q);
   a->quarantine = q;
+  if (flags & ARENA_CHECK)
+    arena_marks_init(a);
   /* Check mode: the first page guards the first block. */
   uintptr_t first = flags & ARENA_CHECK ? base + PAGE : base;
   if (xt_insert(&a->free, first, base + span - first, FREE_FRESH) != 0) {
@@ -332,6 +335,7 @@ struct emu_arena *arena_create_ex(const char *what, int dev, uintptr_t base,
     abits_release(&a->starts);
     aslots_release(&a->bystart);
     munmap((void *)base, span);
+    free(a->marks);
     free(a);
     return NULL;
   }
@@ -348,6 +352,7 @@ void arena_destroy(struct emu_arena *a) {
   aslots_release(&a->bystart);
   xt_clear(&a->free);
   apool_release(&a->pool);
+  free(a->marks);
   free(a);
 }
 
@@ -392,11 +397,19 @@ static struct layout layout_of(const struct emu_arena *a, size_t size) {
 }
 
 /* Check mode: make the body of the extent at P read-write and its guard
- * PROT_NONE.  Pages of freed blocks not yet protected (arena_protect.c)
+ * inaccessible.  Pages of freed blocks not yet protected (arena_protect.c)
  * need no system call.  A block without a guard page opens up to
  * EMU_CHECK_AHEAD bytes of the free extent after it (up to FEND) in the
  * same call: the next unguarded blocks, which follow it, need none
- * either, and those pages are protected again before the next kernel. */
+ * either, and those pages are protected again before the next kernel.
+ * With guard markers (arena_protect.c) never-allocated pages need no
+ * call (they are armed), and a block opens the free extent after it
+ * below HWM (pages of blocks the quarantine gave
+ * back), up to EMU_CHECK_REOPEN bytes, and remembers them (OPEN): their
+ * guard pages keep their markers, so the blocks allocated there next, in
+ * the same layout, need no call.  Those pages stay read-write, holding
+ * the poison, until allocated: their blocks were freed at least
+ * EMU_CHECK_QUARANTINE_MAX frees before. */
 static int make_accessible(struct emu_arena *a, uintptr_t p, uintptr_t fend,
                            const struct layout *l, size_t *clean) {
   int guard_rw = 0;
@@ -404,45 +417,86 @@ static int make_accessible(struct emu_arena *a, uintptr_t p, uintptr_t fend,
   size_t rw = a->unprot ? arena_unprot_cut(a, p, l->len, l->body, clean,
                                            &guard_rw)
                         : 0;
+  uintptr_t e = p + l->len;
+  if (a->marks) {
+    /* Never-allocated pages are armed (read-write, markers): the body's
+     * part above HWM needs its markers taken off, no mprotect. */
+    if (arena_marks_arm(a, e) != 0)
+      return -1;
+    int r = arena_marks_clear(a, p, l->body);
+    if (r < 0 || (l->guarded && arena_mark_set(a, p + l->body) != 0))
+      return -1;
+    if (r) /* pages that were guards read as zeros */
+      *clean = 0;
+    uintptr_t h = a->hwm > p ? a->hwm : p;
+    if (p + l->body > h)
+      rw += p + l->body - h;
+    /* Pages opened ahead by an earlier allocation: read-write still.  The
+     * block takes them out of OPEN (only free pages are in it). */
+    if (p < a->open_hi && e > a->open_lo) {
+      uintptr_t lo = p > a->open_lo ? p : a->open_lo;
+      uintptr_t hi = p + l->body < a->open_hi ? p + l->body : a->open_hi;
+      if (hi > lo)
+        rw += hi - lo;
+      if (p <= a->open_lo)
+        a->open_lo = e < a->open_hi ? e : a->open_hi;
+      else
+        a->open_hi = p;
+    }
+    guard_rw = 0; /* the marker guards it */
+  }
   if (guard_rw &&
       mprotect((void *)(p + l->body), l->len - l->body, PROT_NONE) != 0) {
     if (errno != ENOMEM)
       return -1;
     arena_out_of_maps(a); /* the guard stays read-write */
   }
-  if (rw == l->body)
+  if (rw >= l->body)
     return 0;
   size_t ahead = 0;
-  if (!l->guarded) {
-    uintptr_t e = p + l->len;
-    ahead = fend - e < EMU_CHECK_AHEAD ? fend - e : EMU_CHECK_AHEAD;
-    if (ahead) {
-      size_t c;
-      int g;
-      (void)arena_unprot_cut(a, e, ahead, ahead, &c, &g);
+  unsigned how = UNPROT_FRESH;
+  if (a->marks) {
+    if (e < a->hwm) {
+      uintptr_t lim = fend < a->hwm ? fend : a->hwm;
+      ahead = lim - e < EMU_CHECK_REOPEN ? lim - e : EMU_CHECK_REOPEN;
+      how = 0;
     }
+  } else if (!l->guarded) {
+    ahead = fend - e < EMU_CHECK_AHEAD ? fend - e : EMU_CHECK_AHEAD;
   }
-  if (mprotect((void *)p, l->body + ahead, PROT_READ | PROT_WRITE) != 0) {
+  if (ahead) {
+    size_t c;
+    int g;
+    (void)arena_unprot_cut(a, e, ahead, ahead, &c, &g);
+  }
+  /* With a marker the guard page opens with the body: one mapping. */
+  size_t open = ahead || a->marks ? l->len + ahead : l->body;
+  if (mprotect((void *)p, open, PROT_READ | PROT_WRITE) != 0) {
     if (errno != ENOMEM)
       return -1;
     arena_out_of_maps(a); /* opens what was allocated before: try again */
-    if (mprotect((void *)p, l->body + ahead, PROT_READ | PROT_WRITE) != 0)
+    if (mprotect((void *)p, open, PROT_READ | PROT_WRITE) != 0)
       return -1;
   }
-  /* A guard page on fresh ground is marked MADV_DONTDUMP: a mapping of its
-   * own that never merges with the bodies beside it, so a block of the
-   * same layout allocated there again changes the protection of exactly
-   * one mapping, without splitting and merging (2 us less per allocation
-   * here).  Only a hint: nothing depends on it.  At most twice as many
-   * pages as the quarantine holds blocks are ever marked (enough for a
-   * loop that cycles through it), as each may stay a mapping of its own
-   * and the kernel limits their number. */
-  if (l->guarded && !a->no_maps && p + l->len > a->hwm &&
+  /* Without markers, a guard page on fresh ground is marked
+   * MADV_DONTDUMP: a mapping of its own that never merges with the bodies
+   * beside it, so a block of the same layout allocated there again
+   * changes the protection of exactly one mapping, without splitting and
+   * merging (2 us less per allocation here).  Only a hint: nothing
+   * depends on it.  At most twice as many pages as the quarantine holds
+   * blocks are ever marked (enough for a loop that cycles through it), as
+   * each may stay a mapping of its own and the kernel limits their
+   * number. */
+  if (l->guarded && !a->marks && !a->no_maps && p + l->len > a->hwm &&
       a->dontdump < 2 * EMU_CHECK_QUARANTINE_MAX &&
       madvise((void *)(p + l->body), PAGE, MADV_DONTDUMP) == 0)
     a->dontdump++;
-  if (ahead)
-    arena_unprot_add(a, p + l->len, ahead, UNPROT_FRESH);
+  if (ahead && how == 0) { /* free pages the quarantine gave back */
+    a->open_lo = e;
+    a->open_hi = e + ahead;
+  } else if (ahead) {
+    arena_unprot_add(a, e, ahead, how);
+  }
   return 0;
 }
 
@@ -585,9 +639,13 @@ int arena_free(struct emu_arena *a, void *ptr) {
                   -1, 0) == MAP_FAILED)
       arena_fill(a, n->key, body, 1); /* at least poisoned */
     fifo_push(&a->quar, n);
-    /* Bounded: each quarantined block may keep a mapping of its own. */
-    while (a->quar.n > EMU_CHECK_QUARANTINE_MAX)
-      quar_release_one(a);
+    /* Bounded: each quarantined block may keep a mapping of its own.
+     * Given back EMU_CHECK_RELEASE_BATCH at a time, so that blocks of one
+     * layout freed in a row come back as one free extent, which one
+     * mprotect opens (make_accessible). */
+    if (a->quar.n >= EMU_CHECK_QUARANTINE_MAX + EMU_CHECK_RELEASE_BATCH)
+      while (a->quar.n > EMU_CHECK_QUARANTINE_MAX)
+        quar_release_one(a);
   } else if (a->quarantine && n->key % PAGE == 0 && n->len % PAGE == 0) {
     arena_fill(a, n->key, n->len, lazy_asan(a));
     mprotect((void *)n->key, n->len, PROT_NONE);

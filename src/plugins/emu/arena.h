@@ -29,8 +29,11 @@
 #define EMU_DATA_ALIGN 256
 /* Check mode: live blocks with a guard page of their own, at most. */
 #define EMU_CHECK_GUARDED_MAX 16384
-/* Check mode: freed blocks kept PROT_NONE, at most (oldest go first). */
+/* Check mode: freed blocks kept PROT_NONE, at least and, give or take
+ * EMU_CHECK_RELEASE_BATCH, at most (oldest go first, that many at a
+ * time). */
 #define EMU_CHECK_QUARANTINE_MAX 4096
+#define EMU_CHECK_RELEASE_BATCH 64
 /* Check mode: freed blocks of at most this many bytes keep their pages,
  * read-write until the next kernel (arena_protect.c); larger ones are
  * given back to the system when freed. */
@@ -45,6 +48,13 @@
 /* Check mode: bytes of free pages after a block without a guard page that
  * the allocation opens with it (arena.c, make_accessible). */
 #define EMU_CHECK_AHEAD ((size_t)64 << 10)
+/* Check mode with guard markers: bytes of free pages the quarantine gave
+ * back that a guarded block's allocation opens after it (arena.c). */
+#define EMU_CHECK_REOPEN ((size_t)512 << 10)
+/* Check mode with guard markers: never-allocated pages are made
+ * read-write with a marker on each this many bytes at a time
+ * (arena_protect.c, arena_marks_arm). */
+#define EMU_CHECK_ARM ((size_t)2 << 20)
 /* With ASan in the process: bytes of poisoned slack after a data block,
  * at least (the alignment gives more where the size leaves it). */
 #define EMU_ASAN_REDZONE 16

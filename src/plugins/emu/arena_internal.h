@@ -55,6 +55,13 @@ struct emu_arena {
   atomic_ulong settles;   /* arena_settle calls (kernels) */
   size_t guarded;         /* check mode: live blocks with a guard page */
   size_t dontdump;        /* check mode: guard pages marked MADV_DONTDUMP */
+  uint64_t *marks;        /* check mode with guard markers (arena_protect.c):
+                           * one bit per page of the span, set where a
+                           * marker is installed; NULL without them */
+  uintptr_t armed;        /* with MARKS: [HWM, ARMED) is read-write with a
+                           * marker on every page */
+  uintptr_t open_lo, open_hi; /* with MARKS: free pages below HWM opened
+                               * ahead of a block (arena.c) */
   int no_maps;            /* check mode: the process ran out of memory
                            * mappings: 1 found, 2 protection given up
                            * (arena_out_of_maps) */
@@ -99,6 +106,18 @@ size_t arena_unprot_cut(struct emu_arena *a, uintptr_t p, size_t len,
 void arena_unprot_flush(struct emu_arena *a);
 void arena_unprot_before_kernel(struct emu_arena *a);
 void arena_unprot_arg(struct emu_arena *a, uintptr_t p);
+/* Check mode, guard markers (MADV_GUARD_INSTALL, Linux 6.13): _init
+ * tries them on the arena's first page and sets MARKS when they work;
+ * _set puts one on the guard page G (a no-op where one is); _clear takes
+ * those in [P, P+LEN) away (1 if there were any: those pages read as
+ * zeros now); _arm makes the never-allocated pages up to END at least
+ * read-write with a marker on each (ARMED), EMU_CHECK_ARM bytes at a
+ * time, so that a block allocated there only takes the markers off its
+ * body.  0 or -1 with errno. */
+void arena_marks_init(struct emu_arena *a);
+int arena_marks_arm(struct emu_arena *a, uintptr_t end);
+int arena_mark_set(struct emu_arena *a, uintptr_t g);
+int arena_marks_clear(struct emu_arena *a, uintptr_t p, size_t len);
 /* Check mode: mprotect failed for want of mappings (ENOMEM): give page
  * protection up for good (arena_protect.c). */
 void arena_out_of_maps(struct emu_arena *a);

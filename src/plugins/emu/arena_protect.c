@@ -1,4 +1,6 @@
-/* Check mode: lazy protection of freed blocks (see arena.h, ARENA_CHECK).
+/* Check mode: lazy protection of freed blocks (see arena.h, ARENA_CHECK),
+ * and the guard markers that stand for guard pages where the kernel has
+ * them (arena_marks_*, below).
  * A freed block's pages stay read-write and populated (the UNPROT treap),
  * holding the poison, so that freeing costs no system call and an
  * allocation that lands on them needs none either.  They are made
@@ -24,10 +26,93 @@
 
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
+#ifndef MADV_GUARD_INSTALL
+#define MADV_GUARD_INSTALL 102
+#define MADV_GUARD_REMOVE 103
+#endif
+
 static void release_one(struct anode *s, void *arg);
+
+/* Guard markers: a guard page made with MADV_GUARD_INSTALL faults
+ * whatever the protection of its mapping, and is no mapping of its own.
+ * So a run of blocks with their guard pages can be opened with one
+ * mprotect (arena.c, make_accessible), and a block that lands where a
+ * block of the same layout was finds its guard page in place: neither
+ * costs a system call.  Without them (older kernels, valgrind) a guard
+ * page is a PROT_NONE page, a mapping of its own, and opening a block
+ * takes a call of its own.  The same requests give the same addresses
+ * either way. */
+void arena_marks_init(struct emu_arena *a) {
+  size_t words = (a->span / PAGE + 63) / 64;
+  uint64_t *m = calloc(words, sizeof *m);
+  if (!m)
+    return;
+  /* The first page guards the first block (arena_create_ex). */
+  if (madvise((void *)a->base, PAGE, MADV_GUARD_INSTALL) != 0) {
+    free(m);
+    return;
+  }
+  m[0] = 1;
+  a->marks = m;
+  a->armed = a->base + PAGE;
+}
+
+/* Never-allocated pages with a marker each fault as PROT_NONE ones do,
+ * and need no mprotect when a block is allocated on them. */
+int arena_marks_arm(struct emu_arena *a, uintptr_t end) {
+  if (end <= a->armed)
+    return 0;
+  uintptr_t lim = a->base + a->span;
+  uintptr_t to = (end + EMU_CHECK_ARM - 1) / EMU_CHECK_ARM * EMU_CHECK_ARM;
+  if (to > lim)
+    to = lim;
+  size_t len = to - a->armed;
+  if (madvise((void *)a->armed, len, MADV_GUARD_INSTALL) != 0 ||
+      mprotect((void *)a->armed, len, PROT_READ | PROT_WRITE) != 0)
+    return -1;
+  for (size_t j = (a->armed - a->base) / PAGE; j < (to - a->base) / PAGE; j++)
+    a->marks[j / 64] |= (uint64_t)1 << (j % 64);
+  a->armed = to;
+  return 0;
+}
+
+int arena_mark_set(struct emu_arena *a, uintptr_t g) {
+  size_t i = (g - a->base) / PAGE;
+  uint64_t bit = (uint64_t)1 << (i % 64);
+  if (a->marks[i / 64] & bit)
+    return 0;
+  if (madvise((void *)g, PAGE, MADV_GUARD_INSTALL) != 0)
+    return -1;
+  a->marks[i / 64] |= bit;
+  return 0;
+}
+
+int arena_marks_clear(struct emu_arena *a, uintptr_t p, size_t len) {
+  size_t i = (p - a->base) / PAGE, e = i + len / PAGE;
+  int any = 0;
+  for (size_t j = i; j < e;) {
+    if (j % 64 == 0 && e - j >= 64 && !a->marks[j / 64]) {
+      j += 64;
+      continue;
+    }
+    if (a->marks[j / 64] & (uint64_t)1 << (j % 64)) {
+      any = 1;
+      break;
+    }
+    j++;
+  }
+  if (!any)
+    return 0;
+  if (madvise((void *)p, len, MADV_GUARD_REMOVE) != 0)
+    return -1;
+  for (size_t j = i; j < e; j++)
+    a->marks[j / 64] &= ~((uint64_t)1 << (j % 64));
+  return 1;
+}
 
 /* Each PROT_NONE range between accessible ones is a mapping of its own,
  * and the kernel limits a process's mappings (vm.max_map_count, 65530 by
@@ -152,7 +237,8 @@ size_t arena_unprot_cut(struct emu_arena *a, uintptr_t p, size_t len,
     }
     if (spare)
       apool_put(&a->pool, spare);
-    s = atree_ceil(a->unprot, se);
+    /* Ranges never overlap: none after S starts below E. */
+    s = se >= e ? NULL : atree_ceil(a->unprot, se);
   }
   if (a->no_maps)
     arena_out_of_maps(a);
