@@ -341,6 +341,19 @@ struct dealloc {
                             * is dropped */
 };
 
+/* Whether DEL (N records) already removes entry E with the same kind of
+ * reference HOLD: one construct that names the same storage twice (an
+ * array and a Fortran pointer to it) removes it once, as LLVM's runtime
+ * does since 16; a second removal would find no entry. */
+static int already_removing(const struct dealloc *del, int n,
+                            const struct map_entry *e, int hold) {
+  for (int k = 0; k < n; k++)
+    if (del[k].hold == hold && del[k].begin >= e->hst_begin &&
+        del[k].begin < e->hst_end)
+      return 1;
+  return 0;
+}
+
 /* One argument of data end (caller holds the map lock; it may be dropped
  * and taken again).  Appends to DEL the entries to remove after
  * synchronization. */
@@ -449,7 +462,7 @@ static int end_one(struct rt_op *op, struct map_table *t,
         rt_restore_range(op, e, begin, size,
                          (type & OMP_TGT_MAPTYPE_FROM) != 0, del_entry))
       return -1;
-    if (del_entry && !is_host) {
+    if (del_entry && !is_host && !already_removing(del, *ndel, e, hold)) {
       del[*ndel].begin = begin;
       del[*ndel].size = size;
       del[*ndel].hold = hold;

@@ -199,6 +199,16 @@ static int rtl_get_num_threads(void) { return flang_team_threads(); }
 static int rtl_get_team_num(void) { return flang_team_num(); }
 static int rtl_get_num_teams(void) { return flang_num_teams(); }
 
+/* The kernel's threads per team (its thread_limit clause, else the emu
+ * device's default), as a GPU answers; libomp would answer its own
+ * process-wide limit.  Outside a kernel, or with no limit, libomp's. */
+static int rtl_get_thread_limit(void) {
+  const struct flang_team *t = flang_current_team();
+  if (t && t->thread_limit > 0)
+    return t->thread_limit;
+  return flang_omp()->thread_limit();
+}
+
 static const struct {
   const char *name;
   void *fn;
@@ -214,6 +224,7 @@ static const struct {
     {"omp_get_num_threads", (void *)rtl_get_num_threads},
     {"omp_get_team_num", (void *)rtl_get_team_num},
     {"omp_get_num_teams", (void *)rtl_get_num_teams},
+    {"omp_get_thread_limit", (void *)rtl_get_thread_limit},
 };
 
 void *devicertl_flang_lookup(const char *name) {

@@ -55,6 +55,7 @@ struct flang_omp {
   int (*num_teams)(void);
   int (*max_teams)(void);
   int (*max_threads)(void);
+  int (*thread_limit)(void);
   int (*num_procs)(void);
 };
 const struct flang_omp *flang_omp(void);

@@ -45,6 +45,7 @@ static void find_omp(void) {
       F(num_teams, "omp_get_num_teams"),
       F(max_teams, "omp_get_max_teams"),
       F(max_threads, "omp_get_max_threads"),
+      F(thread_limit, "omp_get_thread_limit"),
       F(num_procs, "omp_get_num_procs"),
 #undef F
   };
