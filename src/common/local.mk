@@ -4,4 +4,5 @@ src_common_libompemu_common_la_SOURCES = \
 	src/common/trace.c src/common/trace.h \
 	src/common/envvar.c src/common/envvar.h \
 	src/common/wordscan.c src/common/wordscan.h \
+	src/common/hotlock.c src/common/hotlock.h \
 	src/common/devevent.h src/common/block_pool.h

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "config.h"
 #include "core.h"
+#include "hotlock.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,7 @@ struct rt_device *rt_device_new(struct rt_plugin *p, int32_t id,
   d->local_id = local_id;
   d->plugin = p;
   pthread_mutex_init(&d->lock, NULL);
-  pthread_mutex_init(&d->map_lock, NULL);
+  ompemu_hotlock_init(&d->map_lock);
   return d;
 }
 

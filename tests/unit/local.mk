@@ -9,6 +9,13 @@ tests_unit_test_abi_SOURCES = tests/unit/test_abi.c
 tests_unit_test_abi_CFLAGS = $(unit_cflags)
 tests_unit_test_abi_LDADD = src/common/libompemu_common.la $(unit_ldadd)
 
+# src/common/hotlock.c: the adaptive mutexes of the map and arena locks.
+check_PROGRAMS += tests/unit/test_hotlock
+TESTS += tests/unit/test_hotlock
+tests_unit_test_hotlock_SOURCES = tests/unit/test_hotlock.c
+tests_unit_test_hotlock_CFLAGS = $(unit_cflags) -I$(top_srcdir)/src/common
+tests_unit_test_hotlock_LDADD = src/common/libompemu_common.la $(unit_ldadd)
+
 # src/common/wordscan.c: the checking mode's scan for addresses.
 check_PROGRAMS += tests/unit/test_wordscan
 TESTS += tests/unit/test_wordscan

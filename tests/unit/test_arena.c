@@ -35,6 +35,11 @@ static void test_fixed_base(void **state) {
   assert_ptr_equal(p, (void *)TB(0));
   assert_true(arena_owns(a, p));
   assert_false(arena_owns(a, (char *)TB(0) + 4 * MB));
+#ifdef __GLIBC__
+  /* The lock every copy and allocation takes is adaptive (hotlock.h):
+   * glibc's PTHREAD_MUTEX_ADAPTIVE_NP is 3, kept in __kind's low bits. */
+  assert_int_equal(a->lock.__data.__kind & 0x7f, 3);
+#endif
   arena_destroy(a);
 }
 

@@ -26,6 +26,7 @@
 #include "arena.h"
 #include "arena_internal.h"
 #include "envvar.h"
+#include "hotlock.h"
 #include "trace.h"
 
 #include <errno.h>
@@ -300,7 +301,7 @@ struct emu_arena *arena_create_ex(const char *what, int dev, uintptr_t base,
     free(a);
     return NULL;
   }
-  pthread_mutex_init(&a->lock, NULL);
+  ompemu_hotlock_init(&a->lock);
   snprintf(a->what, sizeof a->what, "%s", what);
   a->dev = dev;
   a->base = base;
