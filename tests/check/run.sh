@@ -18,13 +18,18 @@
 #   // SKIP-CLANG-<N>: reason   skipped, with the reason, when built by clang N
 #   // SKIP-SANITIZED: reason   skipped in an --enable-sanitizers build
 # CHECK_TESTS selects programs by name (default all); CHECK_TEST_WRAPPER
-# runs each program under a tool.  `run.sh N` (16, 19, 22; tests/check/
-# clang-22.sh) builds them with clang N instead, against ompemu with the
-# build tree's equivalent of `pkg-config --libs ompemu` and the omp.h of
-# that LLVM's private runtime tree (tests/compilers/provision.sh).
+# runs each program under a tool.  `run.sh N` (16, 19, 22) builds them
+# with clang N instead, against ompemu with the build tree's equivalent of
+# `pkg-config --libs ompemu` and the omp.h of that LLVM's private runtime
+# tree (tests/compilers/provision.sh); run as clang-N.sh (the links
+# tests/check/clang-16.sh, clang-19.sh, clang-22.sh, make check's names for
+# those runs) it takes N from its name.
 set -u
 
-ver=${1:-14}
+case ${0##*/} in
+  clang-*.sh) ver=${0##*/clang-}; ver=${ver%.sh} ;;
+  *) ver=${1:-14} ;;
+esac
 eval "CC_=\${CLANG$ver:-}"
 if [ -z "$CC_" ]; then
   echo "1..0 # SKIP clang-$ver not installed (apt-get install clang-$ver)"
