@@ -123,8 +123,10 @@ static void copy_to(int32_t dev, uintptr_t hst, uintptr_t tgt, uintptr_t size,
   if (size == sizeof(uintptr_t) && !own) {
     uintptr_t v = *(const uintptr_t *)hst;
     struct cblock *to = v ? cb_find(dev, v) : NULL;
-    if (to && to != b)
+    if (to && to != b) {
       cb_link(b, v);
+      check_name_pointee(b, to);
+    }
     pointer = to != NULL || (!v && cb_is_pointer(b, off));
   }
   if (check_cfg.check) {
@@ -235,6 +237,7 @@ static void kernel_begin(struct obs_event *e) {
   if (!r)
     return;
   r->kernel = check_intern(e->kernel);
+  check_name_from_maps(r, e);
   if (check_cfg.check) {
     hostptr_kernel_args(e, r->where);
     data_globals_check(r, e->device);
@@ -324,6 +327,8 @@ static void on_map(const struct obs_event *e) {
     return;
   struct cuse *u = check_region_use(r, e->hst, (uintptr_t)e->size, e->tgt,
                                     check_intern(e->var), e->maptype);
+  if (e->decision == OBS_MAP_EXISTS && b && b->tgt == e->tgt)
+    check_name_adopt(b, e->var);
   if (e->decision == OBS_MAP_EXISTS && check_cfg.check)
     data_map_exists(r, b, e);
   if (u && e->decision == OBS_MAP_DECREMENT &&
