@@ -10,7 +10,8 @@
 check_newer = tests/check/clang-16.sh tests/check/clang-19.sh tests/check/clang-22.sh
 TESTS += tests/check/run.sh $(check_newer)
 EXTRA_DIST += tests/check/run.sh $(check_newer) \
-	$(wildcard $(srcdir)/tests/check/*.c)
+	$(wildcard $(srcdir)/tests/check/*.c) \
+	$(wildcard $(srcdir)/tests/check/*.cpp)
 clean-local: clean-check-tests
 clean-check-tests:
 	-rm -rf tests/check/bin tests/check/bin-16 tests/check/bin-19 tests/check/bin-22

@@ -1,7 +1,8 @@
 #!/bin/sh
 # TAP runner for tests/check/: clang-14 offload programs with one bug each
 # (or one property of device memory), run on the emu device through
-# ompemu-run.  Each program is compiled once into
+# ompemu-run; *.cpp programs are built by the clang++ of the same version
+# (a visible skip without it).  Each program is compiled once into
 # $OMPEMU_BUILDDIR/tests/check/bin; one TAP line per program.
 #
 # Header comments a program may carry:
@@ -56,10 +57,12 @@ fi
 mkdir -p "$BIN" || { echo "Bail out! cannot create $BIN"; exit 1; }
 
 progs=
-for t in ${CHECK_TESTS:-$(cd "$SRC" && ls *.c | sed 's/\.c$//' | sort)}; do
-  [ -f "$SRC/$t.c" ] || { echo "Bail out! no test program '$t' in $SRC"; exit 1; }
+for t in ${CHECK_TESTS:-$(cd "$SRC" && ls *.c *.cpp | sed 's/\.c\(pp\)\{0,1\}$//' | sort)}; do
+  [ -f "$SRC/$t.c" ] || [ -f "$SRC/$t.cpp" ] ||
+    { echo "Bail out! no test program '$t' in $SRC"; exit 1; }
   progs="$progs $t"
 done
+CXX_=$(echo "$CC_" | sed 's|clang\(-[0-9]*\)$|clang++\1|')
 
 directive() { sed -n "s|^// $2: *||p" "$1"; }
 
@@ -79,7 +82,14 @@ set -- $progs
 echo "1..$#"
 for t in $progs; do
   n=$((n + 1))
-  src=$SRC/$t.c exe=$BIN/$t o=$BIN/$t
+  src=$SRC/$t.c exe=$BIN/$t o=$BIN/$t cc=$CC_
+  if [ ! -f "$src" ]; then
+    src=$SRC/$t.cpp cc=$CXX_
+    if [ "$cc" = "$CC_" ] || [ ! -x "$cc" ]; then
+      echo "ok $n - $t # SKIP no clang++ beside $CC_"
+      continue
+    fi
+  fi
   skipwhy=$(directive "$src" "SKIP-CLANG-$ver")
   if [ -n "$skipwhy" ]; then
     echo "ok $n - $t # SKIP clang-$ver: $skipwhy"
@@ -104,7 +114,7 @@ for t in $progs; do
   fi
   if [ ! -x "$exe" ] || [ "$src" -nt "$exe" ]; then
     # shellcheck disable=SC2046
-    if ! "$CC_" -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -g -O1 \
+    if ! "$cc" -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -g -O1 \
          $(directive "$src" CFLAGS) "$src" -o "$exe" -lm $EXTRA > "$o.build" 2>&1; then
       echo "not ok $n - $t: does not compile"
       sed 's/^/# /' "$o.build" | head -20
