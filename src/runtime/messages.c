@@ -3,6 +3,7 @@
  * and source locations parsed from ident_t.psource and map names.  Every
  * line goes through ompemu_report (src/common/trace.h). */
 #include "config.h"
+#include "check.h"
 #include "data.h"
 #include "observe.h"
 #include "trace.h"
@@ -96,11 +97,19 @@ const char *rt_loc_str(const ident_t *loc, char *buf, size_t len) {
   return loc_of(loc ? loc->psource : NULL, 0, buf, len);
 }
 
-void rt_print_args(int32_t dev, ident_t *loc, const char *what, int32_t n,
+const char *rt_target_loc_str(const ident_t *loc, const char *kernel,
+                              char *buf, size_t len) {
+  const char *kw;
+  loc_of(loc ? loc->psource : NULL, 0, buf, len);
+  if (!strcmp(buf, "unknown:0:0") && (kw = check_where_kernel(kernel)))
+    snprintf(buf, len, "%s", kw);
+  return buf;
+}
+
+void rt_print_args(int32_t dev, const char *where, const char *what, int32_t n,
                    int64_t *sizes, int64_t *types, map_var_info_t *names) {
-  char where[600], nm[512];
-  rt_info_msg(dev, "%s at %s with %d arguments:", what,
-              rt_loc_str(loc, where, sizeof where), (int)n);
+  char nm[512];
+  rt_info_msg(dev, "%s at %s with %d arguments:", what, where, (int)n);
   for (int32_t i = 0; i < n; i++) {
     int64_t t = types[i];
     const char *ty;
