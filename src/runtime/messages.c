@@ -3,7 +3,6 @@
  * and source locations parsed from ident_t.psource and map names.  Every
  * line goes through ompemu_report (src/common/trace.h). */
 #include "config.h"
-#include "check.h"
 #include "data.h"
 #include "observe.h"
 #include "trace.h"
@@ -99,10 +98,10 @@ const char *rt_loc_str(const ident_t *loc, char *buf, size_t len) {
 
 const char *rt_target_loc_str(const ident_t *loc, const char *kernel,
                               char *buf, size_t len) {
-  const char *kw;
   loc_of(loc ? loc->psource : NULL, 0, buf, len);
-  if (!strcmp(buf, "unknown:0:0") && (kw = check_where_kernel(kernel)))
-    snprintf(buf, len, "%s", kw);
+  if (!strcmp(buf, "unknown:0:0") && kernel &&
+      !rt_kernel_where(kernel, buf, len))
+    loc_of(NULL, 0, buf, len);
   return buf;
 }
 
