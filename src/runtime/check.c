@@ -115,6 +115,8 @@ static void copy_to(int32_t dev, uintptr_t hst, uintptr_t tgt, uintptr_t size,
   struct cblock *b = cb_find_range(dev, tgt, size ? size : 1);
   if (!b)
     return;
+  if (check_cfg.check)
+    race_data_copy(r, b, hst, tgt, size, OMP_TGT_MAPTYPE_TO);
   uintptr_t off = tgt - b->tgt;
   /* A copy of the block's own host range, or a pointer the runtime puts
    * into it (attached, or put back when its pointee goes). */
@@ -153,6 +155,8 @@ static void copy_from(int32_t dev, uintptr_t hst, uintptr_t tgt,
                       uintptr_t size, const char *var) {
   struct cregion *r = check_region();
   struct cblock *b = cb_find_range(dev, tgt, size ? size : 1);
+  if (b && check_cfg.check)
+    race_data_copy(r, b, hst, tgt, size, OMP_TGT_MAPTYPE_FROM);
   for (int i = 0; r && i < r->nuses; i++) {
     struct cuse *u = &r->uses[i];
     if (hst < u->hst + u->size && u->hst < hst + size)

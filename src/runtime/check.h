@@ -329,6 +329,13 @@ RT_HIDDEN void race_region_begin(struct cregion *r);
 RT_HIDDEN void race_region_end(struct cregion *r);
 RT_HIDDEN void race_kernel_begin(struct cregion *r);
 RT_HIDDEN void race_kernel_done(struct cregion *r);
+/* A copy (TYPE: OMP_TGT_MAPTYPE_TO or _FROM) of host [HST, HST+SIZE) and
+ * device TGT of block B made by a data construct of a batch (`target
+ * update nowait`, enter or exit data nowait): what it wrote on the device
+ * or read from it. */
+RT_HIDDEN void race_data_copy(struct cregion *r, const struct cblock *b,
+                              uintptr_t hst, uintptr_t tgt, uintptr_t size,
+                              int64_t type);
 RT_HIDDEN void race_summary(void);
 /* check_ompt.c (caller holds check_lock): wait until no other nowait
  * region can arrive, or until UNTIL (CLOCK_MONOTONIC; then 1); a region

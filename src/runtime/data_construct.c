@@ -44,7 +44,8 @@ int rt_target_data(enum rt_data_kind kind, int64_t device_id,
   rt_op_init(&op, d);
   struct obs_event region;
   region.kernel = NULL;
-  int rc = OBS_REGION_BEGIN(&region, kinds[kind].region, d, a->loc, 0)
+  int rc = OBS_REGION_BEGIN(&region, kinds[kind].region, d, a->loc,
+                            a->nowait)
                ? -1
                : kinds[kind].routine(&op, a);
   if (rc == 0)
