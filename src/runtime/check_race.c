@@ -19,7 +19,10 @@
  * ran give the bytes it wrote.  Two concurrent regions race on a variable
  * both mapped when one wrote bytes of it and the other either wrote some
  * of the same bytes or wrote none of it (it reads what the other writes);
- * two that wrote disjoint parts are taken to share the work.  Data that
+ * two that wrote disjoint parts are taken to share the work.  The nowait
+ * data constructs (target update, enter and exit data) are members too:
+ * they write the bytes they copy to the device and read those they copy
+ * back (race_data_copy).  Data that
  * both regions map with alloc (kept on the device) is left out: ompemu
  * cannot tell concurrent atomic updates of it from a race. */
 #define _GNU_SOURCE
