@@ -241,7 +241,6 @@ static void kernel_begin(struct obs_event *e) {
   if (!r)
     return;
   r->kernel = check_intern(e->kernel);
-  check_name_from_maps(r, e);
   if (check_cfg.check) {
     hostptr_kernel_args(e, r->where);
     data_globals_check(r, e->device);

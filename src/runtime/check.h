@@ -161,11 +161,14 @@ RT_HIDDEN unsigned long check_findings(unsigned long *repeats);
 /* A copy of S that lives until exit (the same copy for the same S). */
 RT_HIDDEN const char *check_intern(const char *s);
 /* Names for data flang maps without one ("unknown": an allocatable's or
- * a pointer component's data, under its descriptor): B takes VAR, an
- * entry of the same mapping, if VAR names it and B's name does not; the
+ * a pointer component's data, under its descriptor): B takes VAR, the name
+ * of a later entry of the same mapping (`s%acc` after the "unknown" entry
+ * that made a derived type's descriptor), if B's name is none; the
  * POINTEE of a pointer the runtime attached in HOLDER takes HOLDER's name
  * (the descriptor's: `u`, `s%acc`) if it has none. */
 RT_HIDDEN void check_name_adopt(struct cblock *b, const char *var);
+/* VAR is a map name with an expression (not flang's "unknown"). */
+RT_HIDDEN int check_named(const char *var);
 RT_HIDDEN void check_name_pointee(const struct cblock *holder,
                                   struct cblock *pointee);
 /* Interned "file:line" of a construct ("unknown location" if none). */
@@ -261,13 +264,6 @@ struct cregion {
   int nwatched;
 };
 
-/* At a kernel's start: the blocks of R's mappings take the names the
- * construct's map list E->maps gives their host ranges (the runtime's map
- * events carry the name of the entry that made a mapping: flang's
- * "unknown" for a derived type's descriptor whose `s%acc` entry follows),
- * and their attached pointees too. */
-RT_HIDDEN void check_name_from_maps(const struct cregion *r,
-                                    const struct obs_event *e);
 /* The construct this thread is in (NULL outside constructs). */
 RT_HIDDEN struct cregion *check_region(void);
 RT_HIDDEN void check_set_region(struct cregion *r);

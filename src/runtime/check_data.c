@@ -289,8 +289,9 @@ static void extra_reference(struct cregion *r, const struct cuse *u) {
                 "enclosing data region holds it, and no later copy brought "
                 "them back (device %d block " OMPEMU_PTR
                 ")", check_maptype_words(u->maptype, 1, mt, sizeof mt),
-                check_var_words(u->var ? u->var : b->var, u->hst, u->size, v,
-                                sizeof v),
+                check_var_words(check_named(u->var) || !b->var ? u->var
+                                                               : b->var,
+                                u->hst, u->size, v, sizeof v),
                 check_region_words(r->kind, r->nowait), r->where,
                 (unsigned long)u->refs, u->refs == 1 ? "" : "s",
                 b->mapped_at ? b->mapped_at : "unknown location",

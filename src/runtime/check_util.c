@@ -137,42 +137,20 @@ static char *dup_string(const void *key) { return strdup(key); }
 
 const char *check_intern(const char *s) { return intern_by(s, dup_string); }
 
-/* VAR is a map name with an expression (not flang's "unknown"). */
-static int named(const char *var) {
+int check_named(const char *var) {
   char expr[8];
   return var && var[0] == ';' && map_name_expr(var, expr, sizeof expr);
 }
 
 void check_name_adopt(struct cblock *b, const char *var) {
-  if (b && b->kind == CB_MAPPED && !named(b->var) && named(var))
+  if (b && b->kind == CB_MAPPED && !check_named(b->var) && check_named(var))
     b->var = check_intern(var);
 }
 
 void check_name_pointee(const struct cblock *holder, struct cblock *pointee) {
-  if (holder && pointee && pointee->kind == CB_MAPPED && !named(pointee->var) &&
-      named(holder->var))
+  if (holder && pointee && pointee->kind == CB_MAPPED &&
+      !check_named(pointee->var) && check_named(holder->var))
     pointee->var = holder->var;
-}
-
-void check_name_from_maps(const struct cregion *r, const struct obs_event *e) {
-  const struct rt_args *m = e->maps;
-  if (!r || !m || !m->names)
-    return;
-  for (int32_t i = 0; i < m->n; i++) {
-    const char *name = (const char *)m->names[i];
-    if (!named(name))
-      continue;
-    for (int j = 0; j < r->nuses; j++) {
-      const struct cuse *u = &r->uses[j];
-      struct cblock *b;
-      if (u->hst != (uintptr_t)m->begin[i] || named(u->var) ||
-          !(b = cb_find(r->dev, u->tgt)) || b->hst != u->hst || named(b->var))
-        continue;
-      check_name_adopt(b, name);
-      for (struct cedge *g = b->edges; g; g = g->next)
-        check_name_pointee(b, cb_find(b->dev, g->to));
-    }
-  }
 }
 
 /* "base:line" of fields FILE and LINE of S, or NULL (also for flang's
