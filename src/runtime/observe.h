@@ -105,7 +105,7 @@ struct obs_event {
   /* REGION */
   enum obs_region_kind rkind;
   ident_t *loc;                 /* the construct's source location */
-  int nowait;                   /* REGION (target), KERNEL */
+  int nowait;                   /* REGION (any kind), KERNEL */
   /* ALLOC FREE COPY_* MAP ASSOC IMAGE_LOAD */
   uintptr_t hst, tgt;
   int64_t size;
