@@ -126,6 +126,8 @@ static void copy_to(int32_t dev, uintptr_t hst, uintptr_t tgt, uintptr_t size,
   struct cblock *b = cb_find_range(dev, tgt, size ? size : 1);
   if (!b)
     return;
+  if (check_cfg.check)
+    race_data_copy(r, b, hst, tgt, size, OMP_TGT_MAPTYPE_TO);
   uintptr_t off = tgt - b->tgt;
   /* A copy of the block's own host range, or a pointer the runtime puts
    * into it (attached, or put back when its pointee goes). */
@@ -134,8 +136,10 @@ static void copy_to(int32_t dev, uintptr_t hst, uintptr_t tgt, uintptr_t size,
   if (size == sizeof(uintptr_t) && !own) {
     uintptr_t v = *(const uintptr_t *)hst;
     struct cblock *to = v ? cb_find(dev, v) : NULL;
-    if (to && to != b)
+    if (to && to != b) {
       cb_link(b, v);
+      check_name_pointee(b, to);
+    }
     pointer = to != NULL || (!v && cb_is_pointer(b, off));
   }
   if (check_cfg.check) {
@@ -162,6 +166,8 @@ static void copy_from(int32_t dev, uintptr_t hst, uintptr_t tgt,
                       uintptr_t size, const char *var) {
   struct cregion *r = check_region();
   struct cblock *b = cb_find_range(dev, tgt, size ? size : 1);
+  if (b && check_cfg.check)
+    race_data_copy(r, b, hst, tgt, size, OMP_TGT_MAPTYPE_FROM);
   for (int i = 0; r && i < r->nuses; i++) {
     struct cuse *u = &r->uses[i];
     if (hst < u->hst + u->size && u->hst < hst + size)
@@ -339,6 +345,8 @@ static void on_map(const struct obs_event *e) {
     return;
   struct cuse *u = check_region_use(r, e->hst, (uintptr_t)e->size, e->tgt,
                                     check_intern(e->var), e->maptype);
+  if (e->decision == OBS_MAP_EXISTS && b && b->tgt == e->tgt)
+    check_name_adopt(b, e->var);
   if (e->decision == OBS_MAP_EXISTS && check_cfg.check)
     data_map_exists(r, b, e);
   if (u && e->decision == OBS_MAP_DECREMENT &&

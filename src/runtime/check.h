@@ -163,6 +163,17 @@ RT_HIDDEN void check_finding(const char *fmt, ...)
 RT_HIDDEN unsigned long check_findings(unsigned long *repeats);
 /* A copy of S that lives until exit (the same copy for the same S). */
 RT_HIDDEN const char *check_intern(const char *s);
+/* Names for data flang maps without one ("unknown": an allocatable's or
+ * a pointer component's data, under its descriptor): B takes VAR, the name
+ * of a later entry of the same mapping (`s%acc` after the "unknown" entry
+ * that made a derived type's descriptor), if B's name is none; the
+ * POINTEE of a pointer the runtime attached in HOLDER takes HOLDER's name
+ * (the descriptor's: `u`, `s%acc`) if it has none. */
+RT_HIDDEN void check_name_adopt(struct cblock *b, const char *var);
+/* VAR is a map name with an expression (not flang's "unknown"). */
+RT_HIDDEN int check_named(const char *var);
+RT_HIDDEN void check_name_pointee(const struct cblock *holder,
+                                  struct cblock *pointee);
 /* Interned "file:line" of a construct ("unknown location" if none). */
 RT_HIDDEN const char *check_where(const ident_t *loc);
 /* The region's place from its kernel's entry name when its ident has
@@ -255,6 +266,7 @@ struct cregion {
   uintptr_t *watched;
   int nwatched;
 };
+
 /* The construct this thread is in (NULL outside constructs). */
 RT_HIDDEN struct cregion *check_region(void);
 RT_HIDDEN void check_set_region(struct cregion *r);
@@ -321,6 +333,13 @@ RT_HIDDEN void race_region_begin(struct cregion *r);
 RT_HIDDEN void race_region_end(struct cregion *r);
 RT_HIDDEN void race_kernel_begin(struct cregion *r);
 RT_HIDDEN void race_kernel_done(struct cregion *r);
+/* A copy (TYPE: OMP_TGT_MAPTYPE_TO or _FROM) of host [HST, HST+SIZE) and
+ * device TGT of block B made by a data construct of a batch (`target
+ * update nowait`, enter or exit data nowait): what it wrote on the device
+ * or read from it. */
+RT_HIDDEN void race_data_copy(struct cregion *r, const struct cblock *b,
+                              uintptr_t hst, uintptr_t tgt, uintptr_t size,
+                              int64_t type);
 RT_HIDDEN void race_summary(void);
 /* check_ompt.c (caller holds check_lock): wait until no other nowait
  * region can arrive, or until UNTIL (CLOCK_MONOTONIC; then 1); a region

@@ -290,8 +290,9 @@ static void extra_reference(struct cregion *r, const struct cuse *u) {
                 "enclosing data region holds it, and no later copy brought "
                 "them back (device %d block " OMPEMU_PTR
                 ")", check_maptype_words(u->maptype, 1, mt, sizeof mt),
-                check_var_words(u->var ? u->var : b->var, u->hst, u->size, v,
-                                sizeof v),
+                check_var_words(check_named(u->var) || !b->var ? u->var
+                                                               : b->var,
+                                u->hst, u->size, v, sizeof v),
                 check_region_words(r->kind, r->nowait), r->where,
                 (unsigned long)u->refs, u->refs == 1 ? "" : "s",
                 b->mapped_at ? b->mapped_at : "unknown location",
@@ -378,6 +379,48 @@ static int alloc_only(const struct cregion *r, const struct cblock *b) {
   return n > 0;
 }
 
+/* The kernel of R reaches B: B is the last kernel's, and the kernel's
+ * changes to it are results unless R maps it only with map(alloc:). */
+static void reach(struct cregion *r, struct cblock *b) {
+  b->last_kernel = r->kernel;
+  b->last_kernel_at = r->where;
+  b->chose_back = 0;
+  if (!b->kernel_transfer && !alloc_only(r, b))
+    b->kernel_transfer = 1;
+}
+
+/* Blocks a kernel reaches through pointers the runtime attached, from
+ * the blocks it gets (the mapped pointee of a struct member mapped by an
+ * enter data, which the kernel's own construct does not name): followed
+ * this many levels, one pointer at a time. */
+#define MAX_REACH 64
+
+static void reach_pointees(struct cregion *r, const struct obs_event *e) {
+  struct cblock *seen[MAX_REACH];
+  int n = 0;
+  for (int32_t k = 0; e->args && k < e->nargs && n < MAX_REACH; k++) {
+    struct cblock *b = cb_find(e->device, (uintptr_t)e->args[k]);
+    if (b && b->edges)
+      seen[n++] = b;
+  }
+  for (int i = 0; i < r->nuses && n < MAX_REACH; i++) {
+    struct cblock *b = cb_find(r->dev, r->uses[i].tgt);
+    if (b && b->edges)
+      seen[n++] = b;
+  }
+  for (int i = 0; i < n; i++)
+    for (struct cedge *g = seen[i]->edges; g && n < MAX_REACH; g = g->next) {
+      struct cblock *p = cb_find(seen[i]->dev, g->to);
+      int known = !p;
+      for (int j = 0; j < n && !known; j++)
+        known = seen[j] == p;
+      if (known)
+        continue;
+      reach(r, p);
+      seen[n++] = p;
+    }
+}
+
 void data_kernel_begin(struct cregion *r, struct obs_event *e) {
   for (int32_t k = 0; e->args && k < e->nargs; k++) {
     if (check_arg_narrow_literal(e, k))
@@ -411,24 +454,17 @@ void data_kernel_begin(struct cregion *r, struct obs_event *e) {
     }
   }
   /* Blocks the construct mapped but the kernel gets through a pointer. */
-  for (int i = 0; i < r->nuses; i++) {
-    struct cblock *b = cb_find(r->dev, r->uses[i].tgt);
-    if (b) {
-      b->last_kernel = r->kernel;
-      b->last_kernel_at = r->where;
-      b->chose_back = 0;
-    }
-  }
   for (int32_t k = 0; e->args && k < e->nargs; k++) {
     struct cblock *b = cb_find(e->device, (uintptr_t)e->args[k]);
-    if (b && !b->kernel_transfer && !alloc_only(r, b))
-      b->kernel_transfer = 1;
+    if (b)
+      reach(r, b);
   }
   for (int i = 0; i < r->nuses; i++) {
     struct cblock *b = cb_find(r->dev, r->uses[i].tgt);
-    if (b && !b->kernel_transfer && !alloc_only(r, b))
-      b->kernel_transfer = 1;
+    if (b)
+      reach(r, b);
   }
+  reach_pointees(r, e);
 }
 
 void data_kernel_done(struct cregion *r) {

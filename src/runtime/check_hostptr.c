@@ -11,8 +11,8 @@
  *
  * What is a host data address: a value inside a readable, non-executable
  * mapping of /proc/self/maps that is not device memory.  Device memory is
- * every block the table knows and every run of adjacent mappings holding
- * one (the plugin's reserved ranges), kernel entries, aliases, and the
+ * every block the table knows (live or freed) and every run of adjacent
+ * mappings holding a live one (the plugin's reserved ranges), kernel entries, aliases, and the
  * host vtables of vtable entries (a GPU runtime translates those).  The
  * snapshot of the mappings is read once and again, at most once per
  * construct, when a value lands where new host memory may have appeared
@@ -173,8 +173,12 @@ static int asan_shadow(uintptr_t x) {
 
 /* X is a host data address (see the top of the file). */
 static int is_host_data(uintptr_t x) {
+  /* A freed block's address is device memory too (a use after exit data,
+   * reported as such at the launch), also when no live block is left to
+   * mark the plugin's range as the device's. */
   if (x < LOW_LIMIT || x >= USER_END || hostptr_is_alias(x) ||
-      cb_find_any(x) || rt_index_in_vtable(x) || asan_shadow(x))
+      cb_find_any(x) || cb_find_freed(-1, x) || rt_index_in_vtable(x) ||
+      asan_shadow(x))
     return 0;
   if (!loaded)
     load();

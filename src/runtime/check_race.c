@@ -19,7 +19,10 @@
  * ran give the bytes it wrote.  Two concurrent regions race on a variable
  * both mapped when one wrote bytes of it and the other either wrote some
  * of the same bytes or wrote none of it (it reads what the other writes);
- * two that wrote disjoint parts are taken to share the work.  Data that
+ * two that wrote disjoint parts are taken to share the work.  The nowait
+ * data constructs (target update, enter and exit data) are members too:
+ * they write the bytes they copy to the device and read those they copy
+ * back (race_data_copy).  Data that
  * both regions map with alloc (kept on the device) is left out: ompemu
  * cannot tell concurrent atomic updates of it from a race. */
 #define _GNU_SOURCE
@@ -123,8 +126,8 @@ static void join(struct cregion *r) {
 }
 
 void race_region_begin(struct cregion *r) {
-  if (!check_cfg.check || check_cfg.order == ORDER_OFF ||
-      r->kind != OBS_R_TARGET || !r->nowait || batch.n == MAX_BATCH)
+  if (!check_cfg.check || check_cfg.order == ORDER_OFF || !r->nowait ||
+      batch.n == MAX_BATCH)
     return;
   pthread_once(&cv_once, cv_init);
   check_ompt_arrived();
@@ -170,7 +173,7 @@ void race_region_begin(struct cregion *r) {
 static int wrote(const struct cregion *r, const struct cuse *u, uintptr_t lo,
                  uintptr_t hi, uintptr_t *wlo, uintptr_t *whi) {
   uintptr_t a, b;
-  if (r->tracked) {
+  if (r->tracked || r->kind != OBS_R_TARGET) {
     a = u->wlo;
     b = u->whi;
   } else if (u->maptype & OMP_TGT_MAPTYPE_FROM) {
@@ -190,6 +193,17 @@ static int wrote(const struct cregion *r, const struct cuse *u, uintptr_t lo,
   return 1;
 }
 
+/* "the target nowait region at t.c:9 (kernel K)", "the target update
+ * nowait at t.c:11". */
+static void construct_words(const struct cregion *r, char *buf, size_t len) {
+  if (r->kind == OBS_R_TARGET)
+    snprintf(buf, len, "the target nowait region at %s (kernel %s)", r->where,
+             r->kernel ? r->kernel : "?");
+  else
+    snprintf(buf, len, "the %s nowait at %s",
+             check_region_words(r->kind, 0), r->where);
+}
+
 static void report_pair(const struct cregion *a, const struct cregion *b,
                         const struct cuse *ua, int a_writes, int b_writes) {
   char v[400], order[300] = "";
@@ -203,14 +217,44 @@ static void report_pair(const struct cregion *a, const struct cregion *b,
                                  "reads it"
                                : "the second writes it and the first "
                                  "reads it";
-  check_finding("race between nowait target regions: the one at %s (kernel "
-                "%s) and the one at %s (kernel %s) were in flight together "
-                "with no dependence between them, and %s uses %s: %s; "
-                "depend clauses or a taskwait order them (ompemu ran the "
-                "batch in the order %s)", a->where, a->kernel ? a->kernel : "?",
-                b->where, b->kernel ? b->kernel : "?",
-                "each", check_var_words(ua->var, ua->hst, ua->size, v,
-                                        sizeof v), who, order);
+  if (a->kind == OBS_R_TARGET && b->kind == OBS_R_TARGET) {
+    check_finding("race between nowait target regions: the one at %s (kernel "
+                  "%s) and the one at %s (kernel %s) were in flight together "
+                  "with no dependence between them, and %s uses %s: %s; "
+                  "depend clauses or a taskwait order them (ompemu ran the "
+                  "batch in the order %s)", a->where,
+                  a->kernel ? a->kernel : "?", b->where,
+                  b->kernel ? b->kernel : "?", "each",
+                  check_var_words(ua->var, ua->hst, ua->size, v, sizeof v),
+                  who, order);
+    return;
+  }
+  char wa[400], wb[400];
+  construct_words(a, wa, sizeof wa);
+  construct_words(b, wb, sizeof wb);
+  check_finding("race between nowait constructs: %s and %s were in flight "
+                "together with no dependence between them, and each uses "
+                "%s: %s; depend clauses or a taskwait order them (ompemu ran "
+                "the batch in the order %s)", wa, wb,
+                check_var_words(ua->var, ua->hst, ua->size, v, sizeof v), who,
+                order);
+}
+
+/* A data construct's use U counts when it moved data: a map entry that
+ * copied nothing (the data was already there) touches no device byte. */
+static int data_moved(const struct cregion *r, const struct cuse *u) {
+  return r->kind == OBS_R_TARGET || u->copied_from || u->whi > u->wlo;
+}
+
+void race_data_copy(struct cregion *r, const struct cblock *b, uintptr_t hst,
+                    uintptr_t tgt, uintptr_t size, int64_t type) {
+  if (!r || !r->in_batch || r->kind == OBS_R_TARGET || !size)
+    return;
+  struct cuse *u = check_region_use(r, hst, size, tgt, b->var, type);
+  if (u && (type & OMP_TGT_MAPTYPE_TO)) {
+    u->wlo = hst;
+    u->whi = hst + size;
+  }
 }
 
 /* Does the pair (A, B) race on a variable both use?  One finding each. */
@@ -227,7 +271,8 @@ static void check_pair(const struct cregion *a, const struct cregion *b) {
        * race, and ompemu cannot see atomics in device code. */
       if (!ua->size || !ub->size || lo >= hi ||
           !((ua->maptype | ub->maptype) &
-            (OMP_TGT_MAPTYPE_TO | OMP_TGT_MAPTYPE_FROM)))
+            (OMP_TGT_MAPTYPE_TO | OMP_TGT_MAPTYPE_FROM)) ||
+          !data_moved(a, ua) || !data_moved(b, ub))
         continue;
       uintptr_t alo = 0, ahi = 0, blo = 0, bhi = 0;
       int aw = wrote(a, ua, lo, hi, &alo, &ahi);

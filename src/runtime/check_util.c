@@ -157,6 +157,22 @@ static char *dup_string(const void *key) { return strdup(key); }
 
 const char *check_intern(const char *s) { return intern_by(s, dup_string); }
 
+int check_named(const char *var) {
+  char expr[8];
+  return var && var[0] == ';' && map_name_expr(var, expr, sizeof expr);
+}
+
+void check_name_adopt(struct cblock *b, const char *var) {
+  if (b && b->kind == CB_MAPPED && !check_named(b->var) && check_named(var))
+    b->var = check_intern(var);
+}
+
+void check_name_pointee(const struct cblock *holder, struct cblock *pointee) {
+  if (holder && pointee && pointee->kind == CB_MAPPED &&
+      !check_named(pointee->var) && check_named(holder->var))
+    pointee->var = holder->var;
+}
+
 /* "base:line" of fields FILE and LINE of S, or NULL (also for flang's
  * ";unknown;unknown;0;0;;"). */
 static char *file_line(const char *s, int file, int line) {
@@ -190,54 +206,13 @@ const char *check_where(const ident_t *loc) {
   return r ? r : "unknown location";
 }
 
-/* The source name of a flang symbol (lower case; upper-case letters only
- * separate the parts): _QMmodEvar, _QFprocEvar -> var; _QPproc,
- * _QMmodPproc -> proc; _QQmain -> "the main program"; _QCblk -> /blk/.
- * Any other name is itself. */
-const char *check_source_name(const char *sym, char *buf, size_t len) {
-  if (!sym || strncmp(sym, "_Q", 2)) {
-    snprintf(buf, len, "%s", sym ? sym : "?");
-    return buf;
-  }
-  if (!strcmp(sym, "_QQmain")) {
-    snprintf(buf, len, "the main program");
-    return buf;
-  }
-  if (!strncmp(sym, "_QC", 3)) {
-    snprintf(buf, len, "/%s/", sym + 3);
-    return buf;
-  }
-  const char *last = NULL;
-  for (const char *p = sym + 2; *p; p++)
-    if (*p == 'E' || *p == 'P')
-      last = p;
-  snprintf(buf, len, "%s", last && last[1] ? last + 1
-                           : sym[2] == 'P' ? sym + 3 : sym);
-  return buf;
-}
-
-/* "line N of FUNCTION" from an offload entry name
- * "__omp_offloading_DEV_FILEID_FUNCTION_lN", or NULL: flang 22 passes no
- * source location with its target regions. */
+/* "line N of FUNCTION" from an offload entry name, interned; NULL if the
+ * name has no line. */
 static char *make_kernel_where(const void *key) {
-  const char *name = (const char *)key - 1, *l = strrchr(name, '_'), *fn = name;
-  char *end;
-  if (!l || l[1] != 'l' || l[2] < '1' || l[2] > '9')
-    return NULL;
-  long line = strtol(l + 2, &end, 10);
-  if (*end)
-    return NULL;
-  /* skip "__omp_offloading_DEV_FILEID_" when it is there */
-  if (!strncmp(fn, "__omp_offloading_", 17)) {
-    const char *p = strchr(fn + 17, '_');
-    p = p ? strchr(p + 1, '_') : NULL;
-    fn = p && p + 1 < l ? p + 1 : name;
-  }
-  char out[600], f[256], src[256];
-  snprintf(f, sizeof f, "%.*s", (int)(l - fn), fn);
-  snprintf(out, sizeof out, "line %ld of %s", line,
-           check_source_name(f, src, sizeof src));
-  return strdup(out);
+  char out[600];
+  return rt_kernel_where((const char *)key - 1, out, sizeof out)
+             ? strdup(out)
+             : NULL;
 }
 
 const char *check_where_kernel(const char *kernel) {

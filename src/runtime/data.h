@@ -128,7 +128,13 @@ void rt_info_found(int32_t dev, const struct map_entry *e, uintptr_t hp,
 const char *rt_name_str(const void *name, char *buf, size_t len);
 const char *rt_loc_str(const ident_t *loc, char *buf, size_t len);
 const char *rt_name_loc_str(const void *name, char *buf, size_t len);
-void rt_print_args(int32_t dev, ident_t *loc, const char *what, int32_t n,
+/* A target region's "file:line:col", or, when LOC has none (flang 22
+ * passes none), "line N of FUNC" from its KERNEL's entry name (as --check
+ * names it), else "unknown:0:0". */
+const char *rt_target_loc_str(const ident_t *loc, const char *kernel,
+                              char *buf, size_t len);
+/* LIBOMPTARGET_INFO's argument list of the construct at WHERE. */
+void rt_print_args(int32_t dev, const char *where, const char *what, int32_t n,
                    int64_t *sizes, int64_t *types, map_var_info_t *names);
 
 /* ompemu trace from the data path: arguments (names, refcount strings)

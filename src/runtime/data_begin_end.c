@@ -7,6 +7,7 @@
  * marked busy meanwhile (mapping.h). */
 #include "config.h"
 #include "data.h"
+#include "locstr.h"
 #include "mapping.h"
 #include "observe.h"
 #include "trace.h"
@@ -154,7 +155,11 @@ static int get_target_pointer(struct rt_op *op, struct map_table *t,
              OMPEMU_PTR ", dyn %s hold %s%s", dev, rt_name_str(name, nm, sizeof nm),
              OMPEMU_P(begin), (long)size, OMPEMU_P(r->tgt),
              map_ref_str(e->dyn_ref, dyn), map_ref_str(e->hold_ref, hl), action);
-    OBS_MAP(op->d, OBS_MAP_EXISTS, begin, r->tgt, size, e->name, e->dyn_ref,
+    /* The entry's own name when it has one (flang names a derived type's
+     * descriptor "unknown" where it creates it, `s%acc` in the member's
+     * entry), else the mapping's. */
+    OBS_MAP(op->d, OBS_MAP_EXISTS, begin, r->tgt, size,
+            map_name_expr(name, nm, sizeof nm) ? name : e->name, e->dyn_ref,
             e->hold_ref, type);
     if (to && (r->is_new || always)) {
       e->busy = 1;

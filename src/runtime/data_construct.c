@@ -30,9 +30,11 @@ int rt_target_data(enum rt_data_kind kind, int64_t device_id,
     }
     return OFFLOAD_SUCCESS; /* not offloaded: nothing to map */
   }
-  if (rt_info(RT_INFO_KERNEL_ARGS))
-    rt_print_args(d->id, a->loc, kinds[kind].what, a->n, a->sizes, a->types,
-                  a->names);
+  if (rt_info(RT_INFO_KERNEL_ARGS)) {
+    char where[600];
+    rt_print_args(d->id, rt_loc_str(a->loc, where, sizeof where),
+                  kinds[kind].what, a->n, a->sizes, a->types, a->names);
+  }
   if (OMPEMU_TRACE_ON(1)) {
     char where[600];
     RT_TRACE(1, "device %d: %s at %s, %d arguments", d->id, kinds[kind].what,
@@ -42,7 +44,8 @@ int rt_target_data(enum rt_data_kind kind, int64_t device_id,
   rt_op_init(&op, d);
   struct obs_event region;
   region.kernel = NULL;
-  int rc = OBS_REGION_BEGIN(&region, kinds[kind].region, d, a->loc, 0)
+  int rc = OBS_REGION_BEGIN(&region, kinds[kind].region, d, a->loc,
+                            a->nowait)
                ? -1
                : kinds[kind].routine(&op, a);
   if (rc == 0)

@@ -306,20 +306,23 @@ int rt_target(const struct rt_launch *l) {
       rt_handle_outcome(OFFLOAD_FAIL, loc);
     return OFFLOAD_FAIL;
   }
-  if (rt_info(RT_INFO_KERNEL_ARGS))
-    rt_print_args(d->id, loc, "Entering OpenMP kernel", l->args.n,
-                  l->args.sizes, l->args.types, l->args.names);
-  if (OMPEMU_TRACE_ON(1)) {
+  struct obs_event region;
+  region.kernel = NULL; /* its entry name, for observers (flang: no loc) */
+  int info = rt_info(RT_INFO_KERNEL_ARGS), trace = OMPEMU_TRACE_ON(1);
+  if (OBS_WANTS(OBS_REGION) || info || trace)
+    rt_device_entry(d, l->host_ptr, &region.kernel);
+  if (info || trace) {
     char where[600];
-    RT_TRACE(1, "device %d: Entering OpenMP kernel at %s, %d arguments",
-             d->id, rt_loc_str(loc, where, sizeof where), (int)l->args.n);
+    rt_target_loc_str(loc, region.kernel, where, sizeof where);
+    if (info)
+      rt_print_args(d->id, where, "Entering OpenMP kernel", l->args.n,
+                    l->args.sizes, l->args.types, l->args.names);
+    if (trace)
+      RT_TRACE(1, "device %d: Entering OpenMP kernel at %s, %d arguments",
+               d->id, where, (int)l->args.n);
   }
   struct rt_op op;
   rt_op_init(&op, d);
-  struct obs_event region;
-  region.kernel = NULL; /* its entry name, for observers (flang: no loc) */
-  if (OBS_WANTS(OBS_REGION))
-    rt_device_entry(d, l->host_ptr, &region.kernel);
   int rc = OBS_REGION_BEGIN(&region, OBS_R_TARGET, d, loc, l->nowait)
                ? -1
                : run_target(&op, l);

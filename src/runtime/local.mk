@@ -12,6 +12,7 @@ rt_core_sources = \
 	src/runtime/doors.h \
 	src/runtime/state.c \
 	src/runtime/messages.c src/runtime/locstr.h \
+	src/runtime/kernel_where.c \
 	src/runtime/entry_index.c \
 	src/runtime/plugin_loader.c \
 	src/runtime/entries.c \

@@ -94,11 +94,19 @@ const char *rt_loc_str(const ident_t *loc, char *buf, size_t len) {
   return loc_of(loc ? loc->psource : NULL, 0, buf, len);
 }
 
-void rt_print_args(int32_t dev, ident_t *loc, const char *what, int32_t n,
+const char *rt_target_loc_str(const ident_t *loc, const char *kernel,
+                              char *buf, size_t len) {
+  loc_of(loc ? loc->psource : NULL, 0, buf, len);
+  if (!strcmp(buf, "unknown:0:0") && kernel &&
+      !rt_kernel_where(kernel, buf, len))
+    loc_of(NULL, 0, buf, len);
+  return buf;
+}
+
+void rt_print_args(int32_t dev, const char *where, const char *what, int32_t n,
                    int64_t *sizes, int64_t *types, map_var_info_t *names) {
-  char where[600], nm[512];
-  rt_info_msg(dev, "%s at %s with %d arguments:", what,
-              rt_loc_str(loc, where, sizeof where), (int)n);
+  char nm[512];
+  rt_info_msg(dev, "%s at %s with %d arguments:", what, where, (int)n);
   for (int32_t i = 0; i < n; i++) {
     int64_t t = types[i];
     const char *ty;

@@ -69,7 +69,9 @@ enum obs_region_kind {
 
 enum obs_map_decision {
   OBS_MAP_NEW,       /* allocated and entered in the table */
-  OBS_MAP_EXISTS,    /* found; the counts after the increment (if any) */
+  OBS_MAP_EXISTS,    /* found; the counts after the increment (if any);
+                        VAR: the entry's name if it has one, else the
+                        mapping's */
   OBS_MAP_DECREMENT, /* unmapped, entry stays (or its removal is deferred) */
   OBS_MAP_REMOVE,    /* the last reference went: the entry is removed */
   OBS_MAP_ASSOC,     /* ASSOC: associated */
@@ -103,7 +105,7 @@ struct obs_event {
   /* REGION */
   enum obs_region_kind rkind;
   ident_t *loc;                 /* the construct's source location */
-  int nowait;                   /* REGION (target), KERNEL */
+  int nowait;                   /* REGION (any kind), KERNEL */
   /* ALLOC FREE COPY_* MAP ASSOC IMAGE_LOAD */
   uintptr_t hst, tgt;
   int64_t size;

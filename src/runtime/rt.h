@@ -201,4 +201,12 @@ RT_HIDDEN void rt_dump_tables(ident_t *loc);
  * ompemu_warning("ompemu", ...). */
 #define RT_TRACE(level, ...) ompemu_trace((level), "ompemu", __VA_ARGS__)
 
+/* kernel_where.c: "line N of FUNC" from an offload entry NAME
+ * ("__omp_offloading_DEV_FILEID_FUNC_lN") into BUF, or NULL when the name
+ * carries no line; and a flang symbol as the source names it (_QMmEscale:
+ * "scale", _QQmain: "the main program"). */
+RT_HIDDEN const char *rt_kernel_where(const char *name, char *buf, size_t len);
+RT_HIDDEN const char *check_source_name(const char *sym, char *buf,
+                                        size_t len);
+
 #endif

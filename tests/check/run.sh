@@ -1,7 +1,8 @@
 #!/bin/sh
 # TAP runner for tests/check/: clang-14 offload programs with one bug each
 # (or one property of device memory), run on the emu device through
-# ompemu-run.  Each program is compiled once into
+# ompemu-run; *.cpp programs are built by the clang++ of the same version
+# (a visible skip without it).  Each program is compiled once into
 # $OMPEMU_BUILDDIR/tests/check/bin; one TAP line per program.
 #
 # Header comments a program may carry:
@@ -18,17 +19,21 @@
 #   // SKIP-CLANG-<N>: reason   skipped, with the reason, when built by clang N
 #   // SKIP-SANITIZED: reason   skipped in an --enable-sanitizers build
 # CHECK_TESTS selects programs by name (default all); CHECK_TEST_WRAPPER
-# runs each program under a tool.  `run.sh N` (16, 19, 22; tests/check/
-# clang-22.sh) builds them with clang N instead, against ompemu with the
-# build tree's equivalent of `pkg-config --libs ompemu` and the omp.h of
-# that LLVM's private runtime tree (tests/compilers/provision.sh), so they
-# run with ompemu's libomp; `run.sh N llvm` (tests/check/clang-19-libomp.sh)
-# links them against LLVM N's own libomp and runs them with it, as
-# a program built with Debian's libomp-N-dev would run.
+# runs each program under a tool.  `run.sh N` (16, 19, 22) builds them
+# with clang N instead, against ompemu with the build tree's equivalent of
+# `pkg-config --libs ompemu` and the omp.h of that LLVM's private runtime
+# tree (tests/compilers/provision.sh); run as clang-N.sh (the links
+# tests/check/clang-16.sh, clang-19.sh, clang-22.sh, make check's names for
+# those runs) it takes N from its name.  `run.sh N llvm` (tests/check/
+# clang-19-libomp.sh) links them against LLVM N's own libomp instead and
+# runs them with it, as a program built with Debian's libomp-N-dev runs.
 set -u
 
-ver=${1:-14}
-way=${2:-ompemu}
+way=ompemu
+case ${0##*/} in
+  clang-*.sh) ver=${0##*/clang-}; ver=${ver%.sh} ;;
+  *) ver=${1:-14}; way=${2:-ompemu} ;;
+esac
 eval "CC_=\${CLANG$ver:-}"
 if [ -z "$CC_" ]; then
   echo "1..0 # SKIP clang-$ver not installed (apt-get install clang-$ver)"
@@ -65,10 +70,12 @@ fi
 mkdir -p "$BIN" || { echo "Bail out! cannot create $BIN"; exit 1; }
 
 progs=
-for t in ${CHECK_TESTS:-$(cd "$SRC" && ls *.c | sed 's/\.c$//' | sort)}; do
-  [ -f "$SRC/$t.c" ] || { echo "Bail out! no test program '$t' in $SRC"; exit 1; }
+for t in ${CHECK_TESTS:-$(cd "$SRC" && ls *.c *.cpp | sed 's/\.c\(pp\)\{0,1\}$//' | sort)}; do
+  [ -f "$SRC/$t.c" ] || [ -f "$SRC/$t.cpp" ] ||
+    { echo "Bail out! no test program '$t' in $SRC"; exit 1; }
   progs="$progs $t"
 done
+CXX_=$(echo "$CC_" | sed 's|clang\(-[0-9]*\)$|clang++\1|')
 
 directive() { sed -n "s|^// $2: *||p" "$1"; }
 
@@ -88,7 +95,14 @@ set -- $progs
 echo "1..$#"
 for t in $progs; do
   n=$((n + 1))
-  src=$SRC/$t.c exe=$BIN/$t o=$BIN/$t
+  src=$SRC/$t.c exe=$BIN/$t o=$BIN/$t cc=$CC_
+  if [ ! -f "$src" ]; then
+    src=$SRC/$t.cpp cc=$CXX_
+    if [ "$cc" = "$CC_" ] || [ ! -x "$cc" ]; then
+      echo "ok $n - $t # SKIP no clang++ beside $CC_"
+      continue
+    fi
+  fi
   skipwhy=$(directive "$src" "SKIP-CLANG-$ver")
   if [ -n "$skipwhy" ]; then
     echo "ok $n - $t # SKIP clang-$ver: $skipwhy"
@@ -113,7 +127,7 @@ for t in $progs; do
   fi
   if [ ! -x "$exe" ] || [ "$src" -nt "$exe" ]; then
     # shellcheck disable=SC2046
-    if ! "$CC_" -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -g -O1 \
+    if ! "$cc" -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -g -O1 \
          $(directive "$src" CFLAGS) "$src" -o "$exe" -lm $EXTRA > "$o.build" 2>&1; then
       echo "not ok $n - $t: does not compile"
       sed 's/^/# /' "$o.build" | head -20

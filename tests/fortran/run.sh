@@ -16,6 +16,7 @@
 #   ! EXPECT-EXIT: N         exit status (default 0; another status needs no
 #                            "NAME: ok" line: a fault stops the program)
 #   ! EXPECT-STDERR: text    text that must appear in stderr (fixed string)
+#   ! EXPECT-TRACE: text     text that must appear in ompemu's trace
 # Environment: FLANG22 (the compiler; unset: a visible skip), FORTRAN_TESTS
 # (programs by name), FORTRAN_TEST_TIMEOUT (seconds per run, 60),
 # FORTRAN_LIBOMP (another libomp.so.5 to build and run with).
@@ -140,8 +141,13 @@ for run in $runs; do
     while IFS= read -r text; do
       grep -qF -- "$text" "$o.err" || { echo "$text"; break; }
     done)
+  missing_trace=$(directive "$f" EXPECT-TRACE |
+    while IFS= read -r text; do
+      grep -qF -- "$text" "$o.trace" 2>/dev/null || { echo "$text"; break; }
+    done)
   if [ $rc -ne "${want:-0}" ]; then why="exit status $rc, expected ${want:-0}"
   elif [ -n "$missing" ]; then why="stderr lacks: $missing"
+  elif [ -n "$missing_trace" ]; then why="trace lacks: $missing_trace"
   elif [ "${want:-0}" = 0 ] && ! grep -q "^ *$n: ok\$" "$o.out"; then why="no '$n: ok' line"
   elif ! grep -q '^ompemu: register lib' "$o.trace" 2>/dev/null; then
     why="no ompemu trace: the program did not run on ompemu's runtime"

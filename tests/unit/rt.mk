@@ -34,7 +34,8 @@ obs_test_sources = src/runtime/observe.c src/runtime/observers.c \
 check_PROGRAMS += tests/unit/test_core
 TESTS += tests/unit/test_core
 tests_unit_test_core_SOURCES = tests/unit/test_core.c tests/unit/fake_plugin.h \
-	src/runtime/state.c src/runtime/messages.c src/runtime/entry_index.c \
+	src/runtime/state.c src/runtime/messages.c src/runtime/kernel_where.c \
+	src/runtime/entry_index.c \
 	src/runtime/plugin_loader.c src/runtime/entries.c src/runtime/globals.c \
 	src/runtime/fptr_table.c src/runtime/policy.c src/runtime/device.c \
 	src/runtime/registry.c src/runtime/lifecycle.c \
@@ -61,7 +62,8 @@ EXTRA_DIST += tests/unit/core_programs.sh tests/unit/core-progs/link.c \
 # The data-path sources against a fake malloc device (data_fake.c stands in
 # for the core's device and policy functions).
 data_test_sources = tests/unit/data_fake.c tests/unit/data_fake.h \
-	src/runtime/state.c src/runtime/messages.c src/runtime/mapping.c \
+	src/runtime/state.c src/runtime/messages.c src/runtime/kernel_where.c \
+	src/runtime/mapping.c \
 	src/runtime/map_index.c \
 	src/runtime/devops.c src/runtime/dump.c src/runtime/lookup.c \
 	src/runtime/maplist.c src/runtime/mapper.c src/runtime/attach.c \

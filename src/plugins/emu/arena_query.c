@@ -7,6 +7,7 @@
 #include "wordscan.h"
 #include "trace.h"
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -25,7 +26,8 @@ static int is_poison(const struct emu_arena *a, uintptr_t x) {
 }
 
 /* Check mode: report if the slack before or after live block N was
- * overwritten.  Caller holds the lock; N's poison is not owed. */
+ * overwritten, and poison it again.  Caller holds the lock; N's poison is
+ * not owed.  Returns 1 if it was intact. */
 int arena_check_slack(struct emu_arena *a, const struct anode *n,
                       const char *when) {
   if (!arena_is_check(a) || (n->flags & ANODE_PENDING))
@@ -47,21 +49,33 @@ int arena_check_slack(struct emu_arena *a, const struct anode *n,
   const char *k = n->last_kernel && arena_kernel_namer
                       ? arena_kernel_namer(n->last_kernel)
                                                   : NULL;
-  char kern[300] = "";
+  char kern[300] = "", var[600] = "", desc[512];
   if (k)
     snprintf(kern, sizeof kern, " (the last kernel given the block: %s)", k);
+  /* The runtime names the block's variable (as in fault.c); it only tries
+   * its locks, so calling it with ours held cannot deadlock. */
+  int (*describe)(const void *, char *, size_t) =
+      (int (*)(const void *, char *, size_t))dlsym(
+          RTLD_DEFAULT, "ompemu_describe_device_addr");
+  if (describe && describe((const void *)s, desc, sizeof desc) == 0 &&
+      strcmp(desc, "no mapping") != 0)
+    snprintf(var, sizeof var, " (variable %s)", desc);
   if (after)
     ompemu_error("emu", "device %d: check: device memory past the end of the "
                  "%s block [" OMPEMU_PTR ", " OMPEMU_PTR ") of %zu bytes was "
-                 "written, up to %zu bytes past the end; found %s%s", a->dev,
-                 a->what, OMPEMU_P(s), OMPEMU_P(e), n->size, after, when,
-                 kern);
+                 "written, up to %zu bytes past the end%s; found %s%s",
+                 a->dev, a->what, OMPEMU_P(s), OMPEMU_P(e), n->size, after,
+                 var, when, kern);
   if (before)
     ompemu_error("emu", "device %d: check: device memory before the start of "
                  "the %s block [" OMPEMU_PTR ", " OMPEMU_PTR ") of %zu bytes "
-                 "was written, up to %zu bytes before it; found %s%s", a->dev,
-                 a->what, OMPEMU_P(s), OMPEMU_P(e), n->size, before, when,
-                 kern);
+                 "was written, up to %zu bytes before it%s; found %s%s",
+                 a->dev, a->what, OMPEMU_P(s), OMPEMU_P(e), n->size, before,
+                 var, when, kern);
+  /* Reported once: the slack holds the poison again, so the next look
+   * (the checker's own read, the free) finds only new writes. */
+  poison_fill(a->poison, (void *)e, after);
+  poison_fill(a->poison, (void *)(s - before), before);
   return 0;
 }
 

@@ -11,30 +11,30 @@
 static void data(enum rt_data_kind kind, ident_t *loc, int64_t device_id,
                  int32_t arg_num, void **args_base, void **args,
                  int64_t *arg_sizes, int64_t *arg_types,
-                 map_var_info_t *arg_names, void **arg_mappers) {
+                 map_var_info_t *arg_names, void **arg_mappers, int nowait) {
   struct rt_args a = {loc,       arg_num,   args_base,   args, arg_sizes,
-                      arg_types, arg_names, arg_mappers, 0};
+                      arg_types, arg_names, arg_mappers, 0,    nowait};
   rt_target_data(kind, device_id, &a);
 }
 
 #define DATA_FORMS(what, KIND)                                               \
   RT_EXPORT void __tgt_target_data_##what##_mapper(OMPEMU_DATA_MAPPER_ARGS) { \
     data(KIND, loc, device_id, arg_num, args_base, args, arg_sizes,          \
-         arg_types, arg_names, arg_mappers);                                 \
+         arg_types, arg_names, arg_mappers, 0);                              \
   }                                                                          \
   RT_EXPORT void __tgt_target_data_##what##_nowait_mapper(                   \
       OMPEMU_DATA_MAPPER_ARGS, OMPEMU_DEP_ARGS) {                            \
     data(KIND, loc, device_id, arg_num, args_base, args, arg_sizes,          \
-         arg_types, arg_names, arg_mappers);                                 \
+         arg_types, arg_names, arg_mappers, 1);                              \
   }                                                                          \
   RT_EXPORT void __tgt_target_data_##what(OMPEMU_DATA_LEGACY_ARGS) {         \
     data(KIND, NULL, device_id, arg_num, args_base, args, arg_sizes,         \
-         arg_types, NULL, NULL);                                             \
+         arg_types, NULL, NULL, 0);                                          \
   }                                                                          \
   RT_EXPORT void __tgt_target_data_##what##_nowait(OMPEMU_DATA_LEGACY_ARGS,  \
                                                    OMPEMU_DEP_ARGS) {        \
     data(KIND, NULL, device_id, arg_num, args_base, args, arg_sizes,         \
-         arg_types, NULL, NULL);                                             \
+         arg_types, NULL, NULL, 1);                                          \
   }
 DATA_FORMS(begin, RT_DATA_BEGIN)
 DATA_FORMS(end, RT_DATA_END)
