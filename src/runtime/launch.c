@@ -306,11 +306,17 @@ int rt_target(const struct rt_launch *l) {
       rt_handle_outcome(OFFLOAD_FAIL, loc);
     return OFFLOAD_FAIL;
   }
+  struct rt_op op;
+  rt_op_init(&op, d);
   struct obs_event region;
   region.kernel = NULL; /* its entry name, for observers (flang: no loc) */
   int info = rt_info(RT_INFO_KERNEL_ARGS), trace = OMPEMU_TRACE_ON(1);
   if (OBS_WANTS(OBS_REGION) || info || trace)
     rt_device_entry(d, l->host_ptr, &region.kernel);
+  /* The region's first lines once it may run: check mode holds nowait
+   * regions here and lets them go in a fixed order, and their lines come
+   * in that order then, whichever thread reached this point first. */
+  int vetoed = OBS_REGION_BEGIN(&region, OBS_R_TARGET, d, loc, l->nowait);
   if (info || trace) {
     char where[600];
     rt_target_loc_str(loc, region.kernel, where, sizeof where);
@@ -321,11 +327,7 @@ int rt_target(const struct rt_launch *l) {
       RT_TRACE(1, "device %d: Entering OpenMP kernel at %s, %d arguments",
                d->id, where, (int)l->args.n);
   }
-  struct rt_op op;
-  rt_op_init(&op, d);
-  int rc = OBS_REGION_BEGIN(&region, OBS_R_TARGET, d, loc, l->nowait)
-               ? -1
-               : run_target(&op, l);
+  int rc = vetoed ? -1 : run_target(&op, l);
   if (rc == 0)
     rc = rt_op_sync(&op);
   rt_op_fini(&op);

@@ -13,6 +13,8 @@
 #   // RUN-ARGS: args           arguments of the run
 #   // EXPECT-EXIT: N           exit status (default 0)
 #   // EXPECT-STDERR: text      text that must appear in stderr (fixed string)
+#   // EXPECT-STDERR-IN-ORDER: text   the same, on a line after the one that
+#                               the previous such directive matched
 #   // EXPECT-STDOUT: text      text that must appear in stdout
 #   // OMPEMU-RUN: options      options of ompemu-run (--check, --report)
 #   // RUN-TWICE-SAME-STDERR    run twice: stdout and stderr must be the same
@@ -153,6 +155,17 @@ for t in $progs; do
         { why="stderr lacks: $text"; break; }
     done <<EOT
 $(directive "$src" EXPECT-STDERR)
+EOT
+  fi
+  if [ -z "$why" ]; then
+    last=0
+    while IFS= read -r text; do
+      [ -n "$text" ] || continue
+      last=$(grep -nF -- "$text" "$o.err" | cut -d: -f1 |
+        awk -v l="$last" '$1 > l { print; exit }')
+      [ -n "$last" ] || { why="stderr lacks, after the previous in-order text: $text"; break; }
+    done <<EOT
+$(directive "$src" EXPECT-STDERR-IN-ORDER)
 EOT
   fi
   if [ -z "$why" ]; then

@@ -130,6 +130,31 @@ printf '#!/bin/sh\necho script-ran\n' >script.sh && chmod +x script.sh
 expect "a shell script is run without checks" 0 "" "$RUN" ./script.sh
 check_out '^script-ran$' "... and it ran"
 
+# A file libomp left in /dev/shm under the pid the program gets (a process
+# killed before it could remove it) is gone when the program starts: libomp
+# finding one reads /proc/PID/maps through stdio, moving the program's
+# later heap blocks, so a checked run's host addresses would vary.
+cat >prog_shm.c <<'EOF'
+#include <stdio.h>
+#include <unistd.h>
+int main(void) {
+  char p[96];
+  snprintf(p, sizeof p, "/dev/shm/__KMP_REGISTERED_LIB_%d_%d", (int)getpid(), (int)getuid());
+  puts(access(p, F_OK) == 0 ? "stale" : "clean");
+  return 0;
+}
+EOF
+build $CC -o pshm prog_shm.c -L"$B/.libs" -Wl,--no-as-needed -lomptarget -Wl,-rpath,"$B/.libs"
+if [ -d /dev/shm ] && [ -w /dev/shm ]; then
+  expect "a stale libomp registration file of the program's pid is removed" 0 "" \
+    sh -c 'echo $$ >pid.txt && touch "/dev/shm/__KMP_REGISTERED_LIB_$$_$(id -u)" && exec "$0" ./pshm' "$RUN"
+  check_out '^clean$' "... before the program starts"
+  rm -f "/dev/shm/__KMP_REGISTERED_LIB_$(cat pid.txt)_$(id -u)"
+else
+  skip "/dev/shm is not a writable directory here"
+  skip "/dev/shm is not a writable directory here"
+fi
+
 # A device image that needs the newer libomp, embedded with ompemu-wrap.
 build $CC -shared -fPIC -o dev.so -x c - -Lnewomp -lomp <<'EOF'
 void __kmpc_dispatch_deinit(void *, int);

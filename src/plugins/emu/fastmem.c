@@ -157,10 +157,9 @@ void emu_copy(void *dst, const void *src, size_t n) {
 void emu_fill32(void *p, uint32_t w, size_t n) {
   unsigned char *c = p;
   unsigned char b = (unsigned char)w;
-  int vec = n >= VEC_MIN && n <= FILL_MAX;
   size_t i = 0;
 #if HAVE_VEC
-  if (vec) {
+  if (n >= VEC_MIN && n <= FILL_MAX) {
     int l = cpu_level();
     if (l == 3)
       i = fill512((char *)c, w, n);
