@@ -453,12 +453,12 @@ void data_kernel_begin(struct cregion *r, struct obs_event *e) {
       r->uninit[r->nuninit++] = b->tgt;
     }
   }
-  /* Blocks the construct mapped but the kernel gets through a pointer. */
   for (int32_t k = 0; e->args && k < e->nargs; k++) {
     struct cblock *b = cb_find(e->device, (uintptr_t)e->args[k]);
     if (b)
       reach(r, b);
   }
+  /* Blocks the construct mapped but the kernel gets through a pointer. */
   for (int i = 0; i < r->nuses; i++) {
     struct cblock *b = cb_find(r->dev, r->uses[i].tgt);
     if (b)

@@ -130,12 +130,19 @@ static uintptr_t heap_usable(uintptr_t p) {
   return mmapped_block(p);
 }
 
-void heap_map_section(struct cregion *r, const struct obs_event *e) {
+/* The usable bytes of the malloc block E's host range starts at, when the
+ * range runs past its end; else 0.  Caller holds check_lock (setup). */
+static uintptr_t past_block(const struct obs_event *e) {
   uintptr_t size = (uintptr_t)e->size;
   if (!e->hst || !size || rt_usm())
-    return;
+    return 0;
   uintptr_t usable = heap_usable(e->hst);
-  if (!usable || size <= usable)
+  return usable && size > usable ? usable : 0;
+}
+
+void heap_map_section(struct cregion *r, const struct obs_event *e) {
+  uintptr_t size = (uintptr_t)e->size, usable = past_block(e);
+  if (!usable)
     return;
   int to = (e->maptype & OMP_TGT_MAPTYPE_TO) != 0;
   int from = (e->maptype & OMP_TGT_MAPTYPE_FROM) != 0;
@@ -164,11 +171,11 @@ void heap_map_section(struct cregion *r, const struct obs_event *e) {
 
 int heap_copy_back_past(const struct obs_event *e) {
   uintptr_t size = (uintptr_t)e->size;
-  if (!e->hst || !size || rt_usm())
+  if (!e->hst || !size)
     return 0;
   pthread_mutex_lock(&check_lock);
-  uintptr_t usable = heap_usable(e->hst);
-  if (!usable || size <= usable) {
+  uintptr_t usable = past_block(e);
+  if (!usable) {
     pthread_mutex_unlock(&check_lock);
     return 0;
   }
