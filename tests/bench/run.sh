@@ -142,6 +142,7 @@ row_threads8() {
   new_group
   have_clang14 || { skip "8 host threads launching" "$why"; return; }
   describe launch_8_threads time "8 host threads launching, per region (ns)"
+  describe launch_8_omp_threads time "8 threads of omp parallel, 1 KiB tofrom (ns)"
   interleave threads8 "$runs"
 }
 

@@ -36,8 +36,9 @@ check_found() {
 }
 
 # expect_outcome SRC OUTBASE MODE RC: does the run that ended with status
-# RC (output in OUTBASE.out / .err) do what SRC's EXPECT-EXIT,
-# EXPECT-STDERR and EXPECT-STDOUT say, or, in mode check, find only what
+# RC (output in OUTBASE.out / .err, and OUTBASE.trace where the runner
+# sends ompemu's trace to a file) do what SRC's EXPECT-EXIT,
+# EXPECT-STDERR (stderr or that trace file) and EXPECT-STDOUT say, or, in mode check, find only what
 # it expects (after a finding only the status 99 is looked at)?  0: yes;
 # 1: no (the reason in OUTBASE.why); 2: yes, ended by an expected finding.
 # Uses the runner's `directive`.
@@ -55,7 +56,8 @@ expect_outcome() {
     echo "exit status $4, expected $eo_want" >"$2.why"; return 1
   fi
   directive "$1" EXPECT-STDERR | while IFS= read -r line; do
-    grep -qF -- "$line" "$2.err" || { echo "stderr lacks: $line" >"$2.why"; exit 1; }
+    grep -qF -- "$line" "$2.err" || grep -qsF -- "$line" "$2.trace" ||
+      { echo "stderr lacks: $line" >"$2.why"; exit 1; }
   done || return 1
   directive "$1" EXPECT-STDOUT | while IFS= read -r line; do
     grep -qF -- "$line" "$2.out" || { echo "stdout lacks: $line" >"$2.why"; exit 1; }

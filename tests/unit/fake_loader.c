@@ -112,11 +112,16 @@ const void *loader_kernel_env(const struct emu_image *img, const void *entry) {
   return NULL;
 }
 
-/* What loader_thread_needs answers for every fake image (test_plugin sets
- * it to keep kernels on the workers). */
+/* What loader_thread_needs and loader_kernel_needs answer for every fake
+ * image and kernel (test_plugin sets it to keep kernels on the workers). */
 unsigned fake_thread_needs;
 
 unsigned loader_thread_needs(const struct emu_image *img) {
   (void)img;
   return fake_thread_needs;
+}
+
+unsigned loader_kernel_needs(const struct emu_image *img, const void *entry) {
+  (void)entry;
+  return loader_thread_needs(img);
 }

@@ -271,7 +271,7 @@ static int32_t launch(int32_t id, void *entry, void **args, ptrdiff_t *offs,
                                           injected, &f)
                     : exec_launch_here(d->exec, emu_queue_of(ai), entry,
                                        args, offs, n, &ctx, &f,
-                                       loader_thread_needs(img));
+                                       loader_kernel_needs(img, entry));
   if (rc != 0 && f.why[0]) /* else exec reported why it could not queue */
     report_fault(d, &f);
   return rc == 0 ? OFFLOAD_SUCCESS : OFFLOAD_FAIL;

@@ -274,6 +274,7 @@ static int destroy(struct emu_image *img) {
   symtab_free(&img->syms);
   free(img->entries);
   free(img->kernels);
+  free(img->reach);
   free(img->needed);
   free(img->prot);
   free(img->label);
@@ -349,7 +350,7 @@ struct emu_image *loader_load(int dev, struct emu_arena *code,
   if (protect_pages(img, 0, npages, PROT_READ) != 0 ||
       reloc_apply(img) != 0 || apply_relro(img, &f) != 0 ||
       syms_build(img, &f) != 0 || kernels_find(img) != 0 ||
-      entries_find(img, &f) != 0 ||
+      entries_find(img, &f) != 0 || reach_build(img, &f) != 0 ||
       check_initfini(img) != 0 || protect_pages(img, 0, npages, 0) != 0)
     goto fail;
 
@@ -409,6 +410,15 @@ unsigned loader_thread_needs(const struct emu_image *img) {
   if (img->tls || img->serializes || img->gpu_style || img->sets_icvs)
     r |= LOADER_THREAD_BOUND;
   return r;
+}
+
+unsigned loader_kernel_needs(const struct emu_image *img, const void *entry) {
+  unsigned needs;
+  if (!img || !reach_find(img, entry, &needs))
+    return loader_thread_needs(img);
+  if (img->tls || img->serializes || img->gpu_style)
+    needs |= LOADER_THREAD_BOUND;
+  return needs;
 }
 
 const void *loader_kernel_env(const struct emu_image *img, const void *entry) {

@@ -64,6 +64,16 @@ const void *loader_kernel_env(const struct emu_image *img, const void *entry);
 #define LOADER_USES_LIBOMP 2u
 unsigned loader_thread_needs(const struct emu_image *img);
 
+/* The same for the kernel at ENTRY alone: LOADER_USES_LIBOMP and the
+ * omp_set_* part of LOADER_THREAD_BOUND only when its own code, or code it
+ * calls, calls those (reach.c); the image-wide answer for anything else. */
+unsigned loader_kernel_needs(const struct emu_image *img, const void *entry);
+
+/* What a call to the imported function NAME tells about the thread:
+ * LOADER_USES_LIBOMP for libomp's entry points the device runtime does not
+ * replace, LOADER_THREAD_BOUND as well for omp_set_* / kmp_set_*. */
+unsigned loader_import_needs(const char *name);
+
 /* Device entries found in IMG's omp_offloading_entries section, or in the
  * 56-byte llvm_offload_entries of clang 22 and flang 22 (in the 32-byte
  * form, their data word as reserved): device addresses and names, for tools

@@ -4,7 +4,7 @@ emu_loader_sources += \
 	src/plugins/emu/loader/loader.c src/plugins/emu/loader/loader.h src/plugins/emu/loader/loader_internal.h \
 	src/plugins/emu/loader/elf_image.c src/plugins/emu/loader/elf_image.h \
 	src/plugins/emu/loader/dynamic.c src/plugins/emu/loader/relocate.c \
-	src/plugins/emu/loader/loader_syms.c src/plugins/emu/loader/symbols.c src/plugins/emu/loader/symbols.h \
+	src/plugins/emu/loader/loader_syms.c src/plugins/emu/loader/reach.c src/plugins/emu/loader/symbols.c src/plugins/emu/loader/symbols.h \
 	src/plugins/emu/loader/reloc.h src/plugins/emu/loader/reloc_x86_64.c \
 	src/plugins/emu/loader/tls.c src/plugins/emu/loader/tls.h \
 	src/plugins/emu/loader/reject.c \

@@ -20,6 +20,13 @@
 struct __tgt_offload_entry;
 struct loader_kernel;
 
+/* What one kernel's code can reach: LOADER_USES_LIBOMP and
+ * LOADER_THREAD_BOUND (omp_set_* / kmp_set_*) of loader.h. */
+struct loader_reach {
+  uintptr_t entry;
+  unsigned needs;
+};
+
 /* Slots of emu_image.dyn: DT_* tags below DT_NUM index directly; the few
  * tags above it that the loader reads get the slots after. */
 enum {
@@ -66,6 +73,8 @@ struct emu_image {
   int gpu_style;       /* imports __kmpc_target_init (flang's kernels) */
   int uses_libomp;     /* imports libomp calls the device runtime lacks */
   int sets_icvs;       /* imports omp_set_* / kmp_set_* (ICVs, locks) */
+  struct loader_reach *reach; /* per kernel, sorted by entry (reach.c) */
+  size_t nreach;
   struct loader_kernel *kernels; /* GPU-style kernels, sorted by entry */
   size_t nkernels;
   struct emu_tls *tls; /* PT_TLS module, or NULL */
@@ -133,6 +142,15 @@ static inline int img_is_code(const struct emu_image *img, uintptr_t addr) {
   uint64_t v = addr - img->base;
   return img_has(img, v, 1) && (img_page_prot(img, v) & PROT_EXEC);
 }
+
+/* reach.c: what each kernel of IMG reaches (after relocation and
+ * entries_find).  Always 0: without its tables (no .symtab, no memory)
+ * every kernel keeps the image-wide answer. */
+int reach_build(struct emu_image *img, const struct elf_file *f);
+
+/* 1 with *NEEDS set if reach_build knows the kernel at ENTRY; else 0. */
+int reach_find(const struct emu_image *img, const void *entry,
+               unsigned *needs);
 
 /* dynamic.c: decode PT_DYNAMIC (at VADDR, LEN bytes) into IMG->dyn, size the
  * dynamic symbol table, check the string and symbol tables. */

@@ -9,6 +9,7 @@
 #include "devicertl.h"
 #include "fresh_root.h"
 #include "loader_internal.h"
+#include "loader.h"
 #include "reloc.h"
 #include "tls.h"
 #include "trace.h"
@@ -489,10 +490,10 @@ int reloc_apply(struct emu_image *img) {
       img->serializes = 1;
     if (n && strcmp(n, "__kmpc_target_init") == 0)
       img->gpu_style = 1;
-    if (n && (!strncmp(n, "__kmpc_", 7) || !strncmp(n, "omp_", 4) ||
-              !strncmp(n, "kmp_", 4)) && !devicertl_lookup(n))
+    unsigned needs = n ? loader_import_needs(n) : 0;
+    if (needs & LOADER_USES_LIBOMP)
       img->uses_libomp = 1; /* libomp's thread state: exec_launch_here */
-    if (n && (!strncmp(n, "omp_set_", 8) || !strncmp(n, "kmp_set_", 8)))
+    if (needs & LOADER_THREAD_BOUND)
       img->sets_icvs = 1; /* would change the thread's state: workers only */
   }
   /* Without the cache (out of memory) every relocation looks up again. */
