@@ -87,29 +87,31 @@ static int wait_depobjs(int count, void **list, const char *api) {
 int rt_target_memcpy_async(void *dst, const void *src, size_t length,
                            size_t dst_offset, size_t src_offset,
                            int dst_device, int src_device, int depobj_count,
-                           void **depobj_list) {
+                           void **depobj_list, const void *ra) {
   const char *api = "omp_target_memcpy_async";
   if (wait_depobjs(depobj_count, depobj_list, api))
     return OFFLOAD_FAIL;
   return rt_target_memcpy(dst, src, length, dst_offset, src_offset,
-                          dst_device, src_device, api);
+                          dst_device, src_device, api, ra);
 }
 
 int rt_target_memcpy_rect_async(
     void *dst, const void *src, size_t element_size, int num_dims,
     const size_t *volume, const size_t *dst_offsets, const size_t *src_offsets,
     const size_t *dst_dimensions, const size_t *src_dimensions, int dst_device,
-    int src_device, int depobj_count, void **depobj_list) {
+    int src_device, int depobj_count, void **depobj_list, const void *ra) {
   const char *api = "omp_target_memcpy_rect_async";
   if (!dst && !src) /* the query for the dimensions supported */
     return rt_target_memcpy_rect(dst, src, element_size, num_dims, volume,
                                  dst_offsets, src_offsets, dst_dimensions,
-                                 src_dimensions, dst_device, src_device, api);
+                                 src_dimensions, dst_device, src_device, api,
+                                 ra);
   if (wait_depobjs(depobj_count, depobj_list, api))
     return OFFLOAD_FAIL;
   return rt_target_memcpy_rect(dst, src, element_size, num_dims, volume,
                                dst_offsets, src_offsets, dst_dimensions,
-                               src_dimensions, dst_device, src_device, api);
+                               src_dimensions, dst_device, src_device, api,
+                               ra);
 }
 
 int rt_target_memset_async(void *ptr, int value, size_t count, int device,

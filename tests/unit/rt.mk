@@ -71,13 +71,16 @@ data_test_sources = tests/unit/data_fake.c tests/unit/data_fake.h \
 	src/runtime/data_begin_end.c src/runtime/update.c \
 	src/runtime/data_construct.c src/runtime/launch.c \
 	src/runtime/device_memory.c src/runtime/check_api.c \
+	src/runtime/callsite.c src/runtime/dwarf_line.c \
+	src/runtime/dwarf_compdir.c \
 	src/runtime/abi/data.c src/runtime/abi/target_clang14.c \
 	src/runtime/abi/target_kernel.c src/runtime/kernel_args.c \
 	src/runtime/abi/mapper.c src/runtime/abi/omp_api.c \
 	src/runtime/observe.c
 data_test_cppflags = $(AM_CPPFLAGS) -I$(top_srcdir)/src/runtime
 data_test_cflags = $(unit_cflags) -Werror=incompatible-pointer-types
-data_test_ldadd = src/common/libompemu_common.la $(unit_ldadd) $(LIBS)
+data_test_ldadd = src/common/libompemu_common.la $(unit_ldadd) $(LIBELF_LIBS) \
+	$(LIBS)
 check_PROGRAMS += tests/unit/test_mapping tests/unit/test_target \
 	tests/unit/test_attach \
 	tests/unit/test_launch tests/unit/test_observe tests/unit/test_check
