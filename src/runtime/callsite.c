@@ -170,6 +170,8 @@ int callsite_split(const char *text, size_t col0, const char *api,
       const char *q = p + 1;
       while (*q == ' ' || *q == '\t')
         q++;
+      if (*q == '!')
+        q += strcspn(q, "\n");
       if (*q == '\n') {
         q++;
         while (*q == ' ' || *q == '\t')

@@ -129,3 +129,26 @@ clean-local: clean-core-progs
 clean-core-progs:
 	-rm -rf tests/unit/core-progs.tmp
 .PHONY: clean-core-progs
+
+# The DWARF line-table reader on hand-made objects (good and malformed),
+# and the call-site naming on this test's own line table (built with -g:
+# DWARF 5, and once more with -gdwarf-4).
+check_PROGRAMS += tests/unit/test_dwarf_line tests/unit/test_callsite \
+	tests/unit/test_callsite_dwarf4
+TESTS += tests/unit/test_dwarf_line tests/unit/test_callsite \
+	tests/unit/test_callsite_dwarf4
+dwarf_test_sources = src/runtime/dwarf_line.c src/runtime/dwarf_compdir.c
+tests_unit_test_dwarf_line_SOURCES = tests/unit/test_dwarf_line.c \
+	$(dwarf_test_sources)
+tests_unit_test_dwarf_line_CPPFLAGS = $(data_test_cppflags) $(LIBELF_CFLAGS)
+tests_unit_test_dwarf_line_CFLAGS = $(unit_cflags)
+tests_unit_test_dwarf_line_LDADD = $(unit_ldadd) $(LIBELF_LIBS)
+tests_unit_test_callsite_SOURCES = tests/unit/test_callsite.c \
+	src/runtime/callsite.c $(dwarf_test_sources)
+tests_unit_test_callsite_CPPFLAGS = $(data_test_cppflags) $(LIBELF_CFLAGS)
+tests_unit_test_callsite_CFLAGS = $(unit_cflags) -g
+tests_unit_test_callsite_LDADD = $(unit_ldadd) $(LIBELF_LIBS)
+tests_unit_test_callsite_dwarf4_SOURCES = $(tests_unit_test_callsite_SOURCES)
+tests_unit_test_callsite_dwarf4_CPPFLAGS = $(tests_unit_test_callsite_CPPFLAGS)
+tests_unit_test_callsite_dwarf4_CFLAGS = $(unit_cflags) -gdwarf-4
+tests_unit_test_callsite_dwarf4_LDADD = $(tests_unit_test_callsite_LDADD)
