@@ -1,11 +1,15 @@
 /* Naming a call site (src/runtime/callsite.c): this test's own calls
  * named by file, line and argument from its line table (the program is
  * built with -g, and as test_callsite_dwarf4 with -gdwarf-4, whose file
- * names need the compilation directory: the lookups run from /), and the
- * argument lists of calls written in C and Fortran. */
+ * names need the compilation directory: the lookups run from /), a
+ * call from a shared library without one (libcmocka), and the argument
+ * lists of calls written in C and Fortran. */
+#define _GNU_SOURCE
 #include "config.h"
 #include "callsite.h"
 
+#include <dlfcn.h>
+#include <stdint.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -39,6 +43,24 @@ static void test_own_call(void **state) {
   char where[64];
   callsite_where(ra, where, sizeof where);
   assert_string_equal(where, want);
+}
+
+/* A test function returns into libcmocka, a shared library without a line
+ * table: named by object and offset from its load address. */
+static void test_shared_library_no_line_table(void **state) {
+  (void)state;
+  const void *ra = __builtin_return_address(0);
+  Dl_info info;
+  assert_true(dladdr(ra, &info) != 0);
+  struct callsite cs;
+  callsite_resolve(ra, "omp_probe", &cs);
+  char want[1100];
+  const char *base = strrchr(info.dli_fname, '/');
+  snprintf(want, sizeof want, "%s+0x%lx", base ? base + 1 : info.dli_fname,
+           (unsigned long)((uintptr_t)ra - 1 - (uintptr_t)info.dli_fbase));
+  assert_string_equal(cs.where, want);
+  assert_false(cs.has_line);
+  assert_int_equal(cs.nargs, 0);
 }
 
 static void test_unknown_address(void **state) {
@@ -118,6 +140,7 @@ static void test_split_fortran(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_own_call),
+      cmocka_unit_test(test_shared_library_no_line_table),
       cmocka_unit_test(test_unknown_address),
       cmocka_unit_test(test_split_c),
       cmocka_unit_test(test_split_not_found),
