@@ -1,6 +1,8 @@
 /* Naming the user's call of an API routine from its return address
  * (callsite.h): the object that holds it (dl_iterate_phdr), its line
- * table, and the call's text in the source file. */
+ * table, and the call's text in the source file.  The last CACHE_SLOTS
+ * calls named are kept, so that a bug repeated in a loop reads the line
+ * table once. */
 #define _GNU_SOURCE
 #include "config.h"
 #include "callsite.h"
@@ -8,6 +10,7 @@
 
 #include <ctype.h>
 #include <link.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +19,16 @@
 
 #define TEXT_MAX 4096
 #define TEXT_LINES 16
+#define CACHE_SLOTS 16
+
+struct cached {
+  const void *ra;
+  const char *api;
+  struct callsite cs;
+};
+
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct cached *cache; /* CACHE_SLOTS, by RA */
 
 struct find_obj {
   uintptr_t pc;
@@ -73,8 +86,7 @@ static int locate(const void *ra, struct callsite *cs, struct dwl_loc *loc) {
 
 void callsite_where(const void *ra, char *buf, size_t len) {
   struct callsite cs;
-  struct dwl_loc loc;
-  locate(ra, &cs, &loc);
+  callsite_resolve(ra, "", &cs);
   snprintf(buf, len, "%s", cs.where);
 }
 
@@ -212,18 +224,46 @@ int callsite_split(const char *text, size_t col0, const char *api,
   return 0; /* the call does not end in the text read */
 }
 
+/* CS for the call of API returning to RA, from the cache: 1, or 0. */
+static int cache_get(const void *ra, const char *api, struct callsite *cs) {
+  int hit = 0;
+  pthread_mutex_lock(&cache_lock);
+  struct cached *c = cache ? &cache[((uintptr_t)ra >> 2) % CACHE_SLOTS] : NULL;
+  if (c && c->ra == ra && c->api && !strcmp(c->api, api)) {
+    *cs = c->cs;
+    hit = 1;
+  }
+  pthread_mutex_unlock(&cache_lock);
+  return hit;
+}
+
+static void cache_put(const void *ra, const char *api,
+                      const struct callsite *cs) {
+  pthread_mutex_lock(&cache_lock);
+  if (!cache)
+    cache = calloc(CACHE_SLOTS, sizeof *cache);
+  if (cache)
+    cache[((uintptr_t)ra >> 2) % CACHE_SLOTS] = (struct cached){ra, api, *cs};
+  pthread_mutex_unlock(&cache_lock);
+}
+
 void callsite_resolve(const void *ra, const char *api, struct callsite *cs) {
   struct dwl_loc loc;
   cs->nargs = 0;
   cs->fortran = 0;
-  if (!locate(ra, cs, &loc))
+  if (ra && cache_get(ra, api, cs))
     return;
+  if (!locate(ra, cs, &loc) || !*api)
+    goto done;
   char *text = malloc(TEXT_MAX);
   const char *dot = strrchr(loc.file, '.');
   cs->fortran = dot && (dot[1] == 'f' || dot[1] == 'F');
   if (text && read_lines(loc.file, loc.line, text) == 0)
     (void)callsite_split(text, loc.column ? loc.column - 1 : 0, api, cs);
   free(text);
+done:
+  if (ra)
+    cache_put(ra, api, cs);
 }
 
 const char *callsite_arg(const struct callsite *cs, int i) {

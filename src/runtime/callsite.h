@@ -21,7 +21,8 @@ struct callsite {
   char args[CALLSITE_ARGS][96];
 };
 
-/* Names the call of API (e.g. "omp_target_free") that returns to RA. */
+/* Names the call of API (e.g. "omp_target_free"; "": where only) that
+ * returns to RA. */
 RT_HIDDEN void callsite_resolve(const void *ra, const char *api,
                                 struct callsite *cs);
 /* Only where it is: "prog.c:14" / "prog+0x1234" into BUF, "" unknown. */
