@@ -152,3 +152,10 @@ tests_unit_test_callsite_dwarf4_SOURCES = $(tests_unit_test_callsite_SOURCES)
 tests_unit_test_callsite_dwarf4_CPPFLAGS = $(tests_unit_test_callsite_CPPFLAGS)
 tests_unit_test_callsite_dwarf4_CFLAGS = $(unit_cflags) -gdwarf-4
 tests_unit_test_callsite_dwarf4_LDADD = $(tests_unit_test_callsite_LDADD)
+# Calls from a shared library, with and without a line table.
+TESTS += tests/unit/callsite_shared.sh
+EXTRA_DIST += tests/unit/callsite_shared.sh
+clean-local: clean-callsite-shared
+clean-callsite-shared:
+	-rm -rf tests/unit/work-callsite-shared
+.PHONY: clean-callsite-shared
