@@ -7,7 +7,8 @@
 // EXPECT-STDERR: omp_get_mapped_ptr: device number 7 is neither a device
 // EXPECT-STDERR: omp_target_memset: device number -5 is neither a device
 // EXPECT-STDERR: omp_target_memset: 16 bytes at 0xfffffffffffffff8 run past the end of the address space
-// EXPECT-STDERR: omp_target_memcpy_async: depobj_count -1
+// EXPECT-STDERR: ompemu: error: omp_target_memcpy_async at api_newer_errors
+// EXPECT-STDERR: : depobj_count -1 with depobj_list 0x
 // EXPECT-STDERR: Call to omp_target_memcpy_async with invalid arguments
 // EXPECT-STDERR: llvm_omp_target_free_host at api_newer_errors
 // EXPECT-STDERR: llvm_omp_target_lock_mem: invalid range of 0 bytes
