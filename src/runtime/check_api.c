@@ -3,11 +3,14 @@
  * the words of the API (docs/check.md, "At the API (every mode)"):
  * omp_target_free of a block already freed, or of another device's
  * memory; omp_target_memcpy given memory of one device with the number of
- * another (or the host's).
+ * another (or the host's).  Each message names the user's call, and the
+ * calls that allocated and freed the block, by source line and argument
+ * (callsite.c), from return addresses recorded here.
  * A hash table by address; freed blocks are remembered until FREED_KEPT
  * newer frees have happened.  Its own leaf lock. */
 #define _GNU_SOURCE
 #include "config.h"
+#include "callsite.h"
 #include "check_api.h"
 #include "trace.h"
 
@@ -24,6 +27,8 @@ struct apiblk {
   size_t size;
   int32_t dev;
   int live;
+  const char *alloc_api, *free_api;
+  const void *alloc_ra, *free_ra; /* return addresses of those calls */
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -68,7 +73,8 @@ static int grow(void) {
   return 0;
 }
 
-void check_api_alloc(int32_t dev, void *p, size_t size) {
+void check_api_alloc(int32_t dev, void *p, size_t size, const char *api,
+                     const void *ra) {
   if (!p)
     return;
   pthread_mutex_lock(&lock);
@@ -85,7 +91,7 @@ void check_api_alloc(int32_t dev, void *p, size_t size) {
       used++;
     b = &tab[j];
   }
-  *b = (struct apiblk){(uintptr_t)p, size, dev, 1};
+  *b = (struct apiblk){(uintptr_t)p, size, dev, 1, api, NULL, ra, NULL};
   pthread_mutex_unlock(&lock);
 }
 
@@ -98,36 +104,91 @@ static const char *dev_words(int32_t dev, int32_t host, char *buf,
   return buf;
 }
 
-int check_api_free(int32_t dev, int32_t host, void *p) {
+/* The position of parameter WHICH ("ptr", "device", "dst", "src",
+ * "dst_dev", "src_dev") in API's argument list. */
+static int arg_index(const char *api, const char *which) {
+  int rect = strstr(api, "_rect") != NULL;
+  if (!strcmp(which, "ptr") || !strcmp(which, "dst"))
+    return 0;
+  if (!strcmp(which, "device") || !strcmp(which, "src"))
+    return 1;
+  if (!strcmp(which, "dst_dev"))
+    return rect ? 9 : 5;
+  return rect ? 10 : 6; /* src_dev */
+}
+
+void check_api_call(const char *api, const void *ra, int arg, char *buf,
+                    size_t len) {
+  struct callsite cs;
+  callsite_resolve(ra, api, &cs);
+  const char *a = arg >= 0 ? callsite_arg(&cs, arg) : NULL;
+  snprintf(buf, len, "%s%s%s%s%s%s", api, a ? "(" : "", a ? a : "",
+           a ? ")" : "", cs.where[0] ? " at " : "", cs.where);
+}
+
+/* ", allocated by omp_target_alloc at prog.c:9" for block B, or "". */
+static void alloc_words(const struct apiblk *b, char *buf, size_t len) {
+  char at[1100];
+  callsite_where(b->alloc_ra, at, sizeof at);
+  snprintf(buf, len, ", allocated by %s%s%s", b->alloc_api,
+           at[0] ? " at " : "", at);
+}
+
+/* " (EXPR)" when argument I of the call is an expression other than a
+ * number, else "". */
+static void expr_words(const struct callsite *cs, int i, char *buf,
+                       size_t len) {
+  const char *a = callsite_arg(cs, i);
+  buf[0] = 0;
+  if (a && strspn(a, "0123456789") != strlen(a))
+    snprintf(buf, len, " (%s)", a);
+}
+
+int check_api_free(int32_t dev, int32_t host, void *p, const char *api,
+                   const void *ra) {
   pthread_mutex_lock(&lock);
   struct apiblk *b = find((uintptr_t)p);
   struct apiblk copy = b ? *b : (struct apiblk){0};
   pthread_mutex_unlock(&lock);
-  char w1[32], w2[32];
-  if (!b)
-    return 0; /* not ours to judge */
+  char w1[32], w2[32], call[1400], alloc[1400], ex[128];
+  if (!b || (copy.live && copy.dev == dev))
+    return 0; /* not ours to judge, or fine */
+  check_api_call(api, ra, arg_index(api, "ptr"), call, sizeof call);
+  alloc_words(&copy, alloc, sizeof alloc);
   if (!copy.live) {
-    ompemu_error("ompemu", "omp_target_free: " OMPEMU_PTR " (%zu bytes of %s "
-                 "memory) was already freed by an earlier omp_target_free: "
-                 "nothing done", OMPEMU_P(p), copy.size,
-                 dev_words(copy.dev, host, w1, sizeof w1));
+    char at[1100];
+    callsite_where(copy.free_ra, at, sizeof at);
+    const char *fapi = copy.free_api ? copy.free_api : api;
+    int same = !strcmp(fapi, api);
+    char fw[1200];
+    if (at[0])
+      snprintf(fw, sizeof fw, "%s%s%sat %s", same ? "" : "by ",
+               same ? "" : fapi, same ? "" : " ", at);
+    else
+      snprintf(fw, sizeof fw, "by %s%s", same ? "an earlier " : "", fapi);
+    ompemu_error("ompemu", "%s: " OMPEMU_PTR " (%zu bytes of %s memory%s) "
+                 "was already freed %s: nothing done", call, OMPEMU_P(p),
+                 copy.size, dev_words(copy.dev, host, w1, sizeof w1), alloc,
+                 fw);
     return -1;
   }
-  if (copy.dev != dev) {
-    ompemu_error("ompemu", "omp_target_free: " OMPEMU_PTR " is %s memory but "
-                 "device_num is %s: nothing done", OMPEMU_P(p),
-                 dev_words(copy.dev, host, w1, sizeof w1),
-                 dev_words(dev, host, w2, sizeof w2));
-    return -1;
-  }
-  return 0;
+  struct callsite cs;
+  callsite_resolve(ra, api, &cs);
+  expr_words(&cs, arg_index(api, "device"), ex, sizeof ex);
+  ompemu_error("ompemu", "%s: " OMPEMU_PTR " is %s memory (%zu bytes%s) but "
+               "device_num%s is %s: nothing done", call, OMPEMU_P(p),
+               dev_words(copy.dev, host, w1, sizeof w1), copy.size, alloc, ex,
+               dev_words(dev, host, w2, sizeof w2));
+  return -1;
 }
 
-void check_api_freed(void *p) {
+void check_api_freed(void *p, const char *api, const void *ra) {
   pthread_mutex_lock(&lock);
   struct apiblk *b = find((uintptr_t)p);
   if (b && b->live) {
     b->live = 0;
+    b->free_api = api;
+    b->free_ra = ra;
     if (nfreed == FREED_KEPT) {
       struct apiblk *old = find(freed[freed_head]);
       if (old && !old->live)
@@ -141,35 +202,51 @@ void check_api_freed(void *p) {
   pthread_mutex_unlock(&lock);
 }
 
-/* One side (WHICH is "dst" or "src") of omp_target_memcpy: P with device
- * number DEV.  0, or -1 after saying why it is refused. */
+/* One side (WHICH is "dst" or "src") of a copy by API called from RA: P
+ * with device number DEV.  0, or -1 after saying why it is refused. */
 static int memcpy_side(const char *which, const void *p, int32_t dev,
-                       int32_t host) {
+                       int32_t host, const char *api, const void *ra) {
   pthread_mutex_lock(&lock);
   struct apiblk *b = find((uintptr_t)p);
   struct apiblk copy = b ? *b : (struct apiblk){0};
   pthread_mutex_unlock(&lock);
   if (!b || (copy.live && copy.dev == dev))
     return 0;
-  char w1[32], w2[32];
-  if (!copy.live)
-    ompemu_error("ompemu", "omp_target_memcpy: %s " OMPEMU_PTR " is %s memory "
-                 "that omp_target_free freed: nothing copied", which,
-                 OMPEMU_P(p), dev_words(copy.dev, host, w1, sizeof w1));
-  else
-    ompemu_error("ompemu", "omp_target_memcpy: %s " OMPEMU_PTR " is %s memory "
-                 "but %s_device_num is %s: nothing copied", which, OMPEMU_P(p),
-                 dev_words(copy.dev, host, w1, sizeof w1), which,
-                 dev_words(dev, host, w2, sizeof w2));
+  char w1[32], w2[32], call[1400], alloc[1400], ex[128], var[128], devarg[16];
+  struct callsite cs;
+  callsite_resolve(ra, api, &cs);
+  snprintf(call, sizeof call, "%s%s%s", api, cs.where[0] ? " at " : "",
+           cs.where);
+  alloc_words(&copy, alloc, sizeof alloc);
+  const char *v = callsite_arg(&cs, arg_index(api, which));
+  snprintf(var, sizeof var, "%s%s", v ? v : "", v ? " = " : "");
+  snprintf(devarg, sizeof devarg, "%s_dev", which);
+  expr_words(&cs, arg_index(api, devarg), ex, sizeof ex);
+  if (!copy.live) {
+    char at[1100];
+    callsite_where(copy.free_ra, at, sizeof at);
+    ompemu_error("ompemu", "%s: %s %s" OMPEMU_PTR " is %s memory that %s "
+                 "freed%s%s (%zu bytes%s): nothing copied", call, which, var,
+                 OMPEMU_P(p), dev_words(copy.dev, host, w1, sizeof w1),
+                 copy.free_api ? copy.free_api : "omp_target_free",
+                 at[0] ? " at " : "", at, copy.size, alloc);
+  } else {
+    ompemu_error("ompemu", "%s: %s %s" OMPEMU_PTR " is %s memory (%zu "
+                 "bytes%s) but %s_device_num%s is %s: nothing copied", call,
+                 which, var, OMPEMU_P(p),
+                 dev_words(copy.dev, host, w1, sizeof w1), copy.size, alloc,
+                 which, ex, dev_words(dev, host, w2, sizeof w2));
+  }
   return -1;
 }
 
 int check_api_memcpy(const void *dst, const void *src, int32_t dst_dev,
-                     int32_t src_dev, int32_t host) {
+                     int32_t src_dev, int32_t host, const char *api,
+                     const void *ra) {
   if (!__atomic_load_n(&cap, __ATOMIC_RELAXED))
     return 0; /* omp_target_alloc was never called */
-  if (memcpy_side("dst", dst, dst_dev, host) ||
-      memcpy_side("src", src, src_dev, host))
+  if (memcpy_side("dst", dst, dst_dev, host, api, ra) ||
+      memcpy_side("src", src, src_dev, host, api, ra))
     return -1;
   return 0;
 }

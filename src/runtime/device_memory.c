@@ -10,6 +10,8 @@
 #include "trace.h"
 
 #include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,12 +33,27 @@ static void not_started(const char *what, int dev) {
     ompemu_error("ompemu", "%s: device %d could not be started", what, dev);
 }
 
-void *rt_target_alloc(size_t size, int dev, int32_t kind, const char *api) {
+/* rt_err's message, then the call it is about:
+ * "... (omp_target_associate_ptr at prog.c:12)". */
+static void api_err(const char *api, const void *ra, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void api_err(const char *api, const void *ra, const char *fmt, ...) {
+  char msg[512], call[400];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  check_api_call(api, ra, -1, call, sizeof call);
+  rt_err("%s (%s)", msg, call);
+}
+
+void *rt_target_alloc(size_t size, int dev, int32_t kind, const char *api,
+                      const void *ra) {
   if (size == 0 || (int64_t)size < 0)
     return NULL;
   if (dev == rt_num_devices()) {
     void *h = malloc(size);
-    check_api_alloc(dev, h, size);
+    check_api_alloc(dev, h, size, api, ra);
     return h;
   }
   struct rt_device *d = ready_device(dev);
@@ -45,19 +62,20 @@ void *rt_target_alloc(size_t size, int dev, int32_t kind, const char *api) {
     return NULL;
   }
   void *p = rt_dev_alloc(d, (int64_t)size, NULL, kind);
-  check_api_alloc(dev, p, size);
+  check_api_alloc(dev, p, size, api, ra);
   DTRACE(1, "device %d: %s(%zu, kind %d) = " OMPEMU_PTR, dev, api, size,
          (int)kind, OMPEMU_P(p));
   return p;
 }
 
-void rt_target_free(void *device_ptr, int device_num, const char *api) {
+void rt_target_free(void *device_ptr, int device_num, const char *api,
+                    const void *ra) {
   if (!device_ptr)
     return;
-  if (check_api_free(device_num, rt_num_devices(), device_ptr))
+  if (check_api_free(device_num, rt_num_devices(), device_ptr, api, ra))
     return;
   if (device_num == rt_num_devices()) {
-    check_api_freed(device_ptr);
+    check_api_freed(device_ptr, api, ra);
     free(device_ptr);
     return;
   }
@@ -68,13 +86,16 @@ void rt_target_free(void *device_ptr, int device_num, const char *api) {
   }
   DTRACE(1, "device %d: %s(" OMPEMU_PTR ")", device_num, api,
          OMPEMU_P(device_ptr));
-  if (rt_dev_free(d, device_ptr))
+  if (rt_dev_free(d, device_ptr)) {
+    char call[400];
+    check_api_call(api, ra, 0, call, sizeof call);
     ompemu_error("ompemu", "%s: " OMPEMU_PTR " is not memory "
                  "omp_target_alloc returned for device %d (or it was freed "
-                 "before): nothing done", api, OMPEMU_P(device_ptr),
+                 "before): nothing done", call, OMPEMU_P(device_ptr),
                  device_num);
-  else
-    check_api_freed(device_ptr);
+  } else {
+    check_api_freed(device_ptr, api, ra);
+  }
 }
 
 int rt_target_is_present(const void *ptr, int device_num) {
@@ -93,23 +114,23 @@ int rt_target_is_present(const void *ptr, int device_num) {
 /* One copy between two devices or the host: 0 / -1. */
 static int memcpy_impl(void *dst, const void *src, size_t len, size_t dst_off,
                        size_t src_off, int dst_dev, int src_dev,
-                       const char *api) {
+                       const char *api, const void *ra) {
   if (!dst || !src || len == 0) {
     if (len == 0)
       return OFFLOAD_SUCCESS;
-    rt_err("Call to %s with invalid arguments", api);
+    api_err(api, ra, "Call to %s with invalid arguments", api);
     return OFFLOAD_FAIL;
   }
   int host = rt_num_devices();
   struct rt_device *sd = NULL, *dd = NULL;
-  if (check_api_memcpy(dst, src, dst_dev, src_dev, host))
+  if (check_api_memcpy(dst, src, dst_dev, src_dev, host, api, ra))
     return OFFLOAD_FAIL;
   if (src_dev != host && !(sd = ready_device(src_dev))) {
-    rt_err("%s returns OFFLOAD_FAIL", api);
+    api_err(api, ra, "%s returns OFFLOAD_FAIL", api);
     return OFFLOAD_FAIL;
   }
   if (dst_dev != host && !(dd = ready_device(dst_dev))) {
-    rt_err("%s returns OFFLOAD_FAIL", api);
+    api_err(api, ra, "%s returns OFFLOAD_FAIL", api);
     return OFFLOAD_FAIL;
   }
   char *s = (char *)src + src_off, *d = (char *)dst + dst_off;
@@ -132,8 +153,8 @@ static int memcpy_impl(void *dst, const void *src, size_t len, size_t dst_off,
       return OFFLOAD_SUCCESS;
     void *buf = malloc(len);
     if (!buf) {
-      ompemu_error("ompemu", "%s: out of memory for a %zu-byte bounce buffer "
-                   "from device %d to device %d", api, len, src_dev, dst_dev);
+      api_err(api, ra, "%s: out of memory for a %zu-byte bounce buffer "
+              "from device %d to device %d", api, len, src_dev, dst_dev);
       return OFFLOAD_FAIL;
     }
     rc = rt_dev_retrieve(sd, buf, s, (int64_t)len, NULL);
@@ -141,29 +162,32 @@ static int memcpy_impl(void *dst, const void *src, size_t len, size_t dst_off,
       rc = rt_dev_submit(dd, d, buf, (int64_t)len, NULL);
     free(buf);
   }
-  if (rc != 0)
+  if (rc != 0) {
+    char call[400];
+    check_api_call(api, ra, -1, call, sizeof call);
     ompemu_error("ompemu", "%s: copying %zu bytes from src " OMPEMU_PTR
                  " (src_device_num %d) to dst " OMPEMU_PTR
-                 " (dst_device_num %d) failed", api, len, OMPEMU_P(s), src_dev,
-                 OMPEMU_P(d), dst_dev);
+                 " (dst_device_num %d) failed", call, len, OMPEMU_P(s),
+                 src_dev, OMPEMU_P(d), dst_dev);
+  }
   return rc == 0 ? OFFLOAD_SUCCESS : OFFLOAD_FAIL;
 }
 
 int rt_target_memcpy(void *dst, const void *src, size_t length,
                      size_t dst_offset, size_t src_offset, int dst_device_num,
-                     int src_device_num, const char *api) {
+                     int src_device_num, const char *api, const void *ra) {
   return memcpy_impl(dst, src, length, dst_offset, src_offset, dst_device_num,
-                     src_device_num, api);
+                     src_device_num, api, ra);
 }
 
 static int memcpy_rect(void *dst, const void *src, size_t elem, int ndims,
                        const size_t *volume, const size_t *dst_offsets,
                        const size_t *src_offsets, const size_t *dst_dims,
                        const size_t *src_dims, int dst_dev, int src_dev,
-                       const char *api) {
+                       const char *api, const void *ra) {
   if (ndims == 1)
     return memcpy_impl(dst, src, elem * volume[0], elem * dst_offsets[0],
-                       elem * src_offsets[0], dst_dev, src_dev, api);
+                       elem * src_offsets[0], dst_dev, src_dev, api, ra);
   size_t dslice = elem, sslice = elem;
   for (int i = 1; i < ndims; i++) {
     dslice *= dst_dims[i];
@@ -174,7 +198,8 @@ static int memcpy_rect(void *dst, const void *src, size_t elem, int ndims,
     int rc = memcpy_rect((char *)dst + doff + dslice * i,
                          (const char *)src + soff + sslice * i, elem, ndims - 1,
                          volume + 1, dst_offsets + 1, src_offsets + 1,
-                         dst_dims + 1, src_dims + 1, dst_dev, src_dev, api);
+                         dst_dims + 1, src_dims + 1, dst_dev, src_dev, api,
+                         ra);
     if (rc)
       return rc;
   }
@@ -185,33 +210,34 @@ int rt_target_memcpy_rect(
     void *dst, const void *src, size_t element_size, int num_dims,
     const size_t *volume, const size_t *dst_offsets, const size_t *src_offsets,
     const size_t *dst_dimensions, const size_t *src_dimensions,
-    int dst_device_num, int src_device_num, const char *api) {
+    int dst_device_num, int src_device_num, const char *api, const void *ra) {
   if (!dst && !src)
     return INT_MAX;
   if (!dst || !src || element_size < 1 || num_dims < 1 || !volume ||
       !dst_offsets || !src_offsets || !dst_dimensions || !src_dimensions) {
-    rt_err("Call to %s with invalid arguments", api);
+    api_err(api, ra, "Call to %s with invalid arguments", api);
     return OFFLOAD_FAIL;
   }
   return memcpy_rect(dst, src, element_size, num_dims, volume, dst_offsets,
                      src_offsets, dst_dimensions, src_dimensions,
-                     dst_device_num, src_device_num, api);
+                     dst_device_num, src_device_num, api, ra);
 }
 
 int rt_target_associate_ptr(const void *host_ptr, const void *device_ptr,
                             size_t size, size_t device_offset,
-                            int device_num) {
+                            int device_num, const void *ra) {
+  const char *api = "omp_target_associate_ptr";
   if (!host_ptr || !device_ptr || size == 0 || (int64_t)size < 0) {
-    rt_err("Call to omp_target_associate_ptr with invalid arguments");
+    api_err(api, ra, "Call to omp_target_associate_ptr with invalid arguments");
     return OFFLOAD_FAIL;
   }
   if (device_num == rt_num_devices()) {
-    rt_err("omp_target_associate_ptr: no association possible on the host");
+    api_err(api, ra, "omp_target_associate_ptr: no association possible on the host");
     return OFFLOAD_FAIL;
   }
   struct rt_device *d = ready_device(device_num);
   if (!d) {
-    rt_err("omp_target_associate_ptr returns OFFLOAD_FAIL");
+    api_err(api, ra, "omp_target_associate_ptr returns OFFLOAD_FAIL");
     return OFFLOAD_FAIL;
   }
   uintptr_t h = (uintptr_t)host_ptr;
@@ -223,12 +249,12 @@ int rt_target_associate_ptr(const void *host_ptr, const void *device_ptr,
   map_lookup(tab, h, (int64_t)size, &lr);
   if (lr.entry && lr.entry->hst_begin == h) {
     if (!(lr.entry->hst_end == h + size && lr.entry->tgt_begin == t)) {
-      rt_err("Not allowed to re-associate a different device ptr+offset with "
+      api_err(api, ra, "Not allowed to re-associate a different device ptr+offset with "
              "the same host ptr");
       rc = OFFLOAD_FAIL;
     }
   } else if (lr.entry) {
-    rt_err("omp_target_associate_ptr: host [" OMPEMU_PTR ", " OMPEMU_PTR
+    api_err(api, ra, "omp_target_associate_ptr: host [" OMPEMU_PTR ", " OMPEMU_PTR
            ") overlaps the mapping of host [" OMPEMU_PTR ", " OMPEMU_PTR ")",
            OMPEMU_P(h), OMPEMU_P(h + size), OMPEMU_P(lr.entry->hst_begin),
            OMPEMU_P(lr.entry->hst_end));
@@ -246,18 +272,20 @@ int rt_target_associate_ptr(const void *host_ptr, const void *device_ptr,
   return rc;
 }
 
-int rt_target_disassociate_ptr(const void *host_ptr, int device_num) {
+int rt_target_disassociate_ptr(const void *host_ptr, int device_num,
+                               const void *ra) {
+  const char *api = "omp_target_disassociate_ptr";
   if (!host_ptr) {
-    rt_err("Call to omp_target_associate_ptr with invalid host_ptr");
+    api_err(api, ra, "Call to omp_target_associate_ptr with invalid host_ptr");
     return OFFLOAD_FAIL;
   }
   if (device_num == rt_num_devices()) {
-    rt_err("omp_target_disassociate_ptr: no association possible on the host");
+    api_err(api, ra, "omp_target_disassociate_ptr: no association possible on the host");
     return OFFLOAD_FAIL;
   }
   struct rt_device *d = ready_device(device_num);
   if (!d) {
-    rt_err("omp_target_disassociate_ptr returns OFFLOAD_FAIL");
+    api_err(api, ra, "omp_target_disassociate_ptr returns OFFLOAD_FAIL");
     return OFFLOAD_FAIL;
   }
   int rc = OFFLOAD_FAIL;
@@ -266,9 +294,9 @@ int rt_target_disassociate_ptr(const void *host_ptr, int device_num) {
   map_lookup_ready(d->maps, &d->map_lock, (uintptr_t)host_ptr, 0, &lr);
   struct map_entry *e = lr.contained ? lr.entry : NULL;
   if (!e || e->hst_begin != (uintptr_t)host_ptr) {
-    rt_err("Association not found");
+    api_err(api, ra, "Association not found");
   } else if (e->hold_ref) {
-    rt_err("Trying to disassociate a pointer with a non-zero hold reference "
+    api_err(api, ra, "Trying to disassociate a pointer with a non-zero hold reference "
            "count");
   } else if (e->dyn_ref == MAP_REF_INF) {
     DTRACE(1, "device %d: disassociate host " OMPEMU_PTR, device_num,
@@ -278,7 +306,7 @@ int rt_target_disassociate_ptr(const void *host_ptr, int device_num) {
     map_remove(d->maps, e);
     rc = OFFLOAD_SUCCESS;
   } else {
-    rt_err("Trying to disassociate a pointer which was not mapped via "
+    api_err(api, ra, "Trying to disassociate a pointer which was not mapped via "
            "omp_target_associate_ptr");
   }
   pthread_mutex_unlock(&d->map_lock);

@@ -88,24 +88,29 @@ RT_HIDDEN void rt_mapper_push(void *handle, void *base, void *begin,
 
 /* device_memory.c: the OpenMP device memory routines (omp_target_*),
  * LLVM 14's return values and messages.  KIND: TARGET_ALLOC_*; API: the
- * name of the routine the user called, for messages. */
+ * name of the routine the user called, RA its return address
+ * (__builtin_return_address(0) in the front door), for messages that
+ * name the call by source line and argument (check_api.h). */
 RT_HIDDEN void *rt_target_alloc(size_t size, int device, int32_t kind,
-                                const char *api);
-RT_HIDDEN void rt_target_free(void *ptr, int device, const char *api);
+                                const char *api, const void *ra);
+RT_HIDDEN void rt_target_free(void *ptr, int device, const char *api,
+                              const void *ra);
 RT_HIDDEN int rt_target_is_present(const void *ptr, int device);
 RT_HIDDEN int rt_target_memcpy(void *dst, const void *src, size_t length,
                                size_t dst_offset, size_t src_offset,
                                int dst_device, int src_device,
-                               const char *api);
+                               const char *api, const void *ra);
 RT_HIDDEN int rt_target_memcpy_rect(
     void *dst, const void *src, size_t element_size, int num_dims,
     const size_t *volume, const size_t *dst_offsets, const size_t *src_offsets,
     const size_t *dst_dimensions, const size_t *src_dimensions, int dst_device,
-    int src_device, const char *api);
+    int src_device, const char *api, const void *ra);
 RT_HIDDEN int rt_target_associate_ptr(const void *host_ptr,
                                       const void *device_ptr, size_t size,
-                                      size_t device_offset, int device);
-RT_HIDDEN int rt_target_disassociate_ptr(const void *host_ptr, int device);
+                                      size_t device_offset, int device,
+                                      const void *ra);
+RT_HIDDEN int rt_target_disassociate_ptr(const void *host_ptr, int device,
+                                         const void *ra);
 
 /* interop.c: OpenMP 5.1 interop objects and their properties. */
 RT_HIDDEN void rt_interop_init(ident_t *loc, int32_t gtid, void **interop,
@@ -137,12 +142,12 @@ RT_HIDDEN int rt_target_memcpy_async(void *dst, const void *src,
                                      size_t length, size_t dst_offset,
                                      size_t src_offset, int dst_device,
                                      int src_device, int depobj_count,
-                                     void **depobj_list);
+                                     void **depobj_list, const void *ra);
 RT_HIDDEN int rt_target_memcpy_rect_async(
     void *dst, const void *src, size_t element_size, int num_dims,
     const size_t *volume, const size_t *dst_offsets, const size_t *src_offsets,
     const size_t *dst_dimensions, const size_t *src_dimensions, int dst_device,
-    int src_device, int depobj_count, void **depobj_list);
+    int src_device, int depobj_count, void **depobj_list, const void *ra);
 RT_HIDDEN int rt_target_memset_async(void *ptr, int value, size_t count,
                                      int device, int depobj_count,
                                      void **depobj_list);

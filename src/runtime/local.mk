@@ -55,6 +55,9 @@ rt_data_sources = \
 	src/runtime/dump_api.c \
 	src/runtime/check_api.h \
 	src/runtime/check_api.c \
+	src/runtime/callsite.h src/runtime/callsite.c \
+	src/runtime/dwarf_line.h src/runtime/dwarf_line.c \
+	src/runtime/dwarf_read.h src/runtime/dwarf_compdir.c \
 	src/runtime/interop.c
 # Observation: the points and their observers (observe.h): the checking
 # mode and data-movement report (check.h), the timeline, the run summary
@@ -81,12 +84,16 @@ rt_observe_sources = \
 	src/runtime/ompt.c
 libomptarget_la_SOURCES = src/runtime/rt.h $(rt_abi_sources) \
 	$(rt_core_sources) $(rt_data_sources) $(rt_observe_sources)
-libomptarget_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/runtime
+libomptarget_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/runtime \
+	$(LIBELF_CFLAGS)
 # A plugin-table slot or a call whose type disagrees with ompemu/plugin.h
 # must not build.
 libomptarget_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden \
 	-Werror=incompatible-pointer-types
-libomptarget_la_LIBADD = src/common/libompemu_common.la $(PTHREAD_LIBS) $(LIBS)
+# libelf: the line tables that name a device memory routine's caller
+# (dwarf_line.c).
+libomptarget_la_LIBADD = src/common/libompemu_common.la $(LIBELF_LIBS) \
+	$(PTHREAD_LIBS) $(LIBS)
 libomptarget_la_LDFLAGS = -avoid-version -shared \
 	-Wl,--version-script=$(top_srcdir)/src/runtime/libomptarget.map \
 	-Wl,-z,defs -Wl,-soname,libomptarget.so \

@@ -1,9 +1,10 @@
 // omp_target_free twice: the second call is refused with a message in the
-// API's words (in every mode), and check mode fails the run.
+// API's words (in every mode) that names the call, the variable, and where
+// the block was allocated and first freed; check mode fails the run.
 // OMPEMU-RUN: --check
 // EXPECT-EXIT: 99
-// EXPECT-STDERR: ompemu: error: omp_target_free: 0x0000550000
-// EXPECT-STDERR: (800 bytes of device 0 memory) was already freed by an earlier omp_target_free: nothing done
+// EXPECT-STDERR: ompemu: error: omp_target_free(p) at find_double_free.c:20: 0x0000550000
+// EXPECT-STDERR: (800 bytes of device 0 memory, allocated by omp_target_alloc at find_double_free.c:15) was already freed at find_double_free.c:19: nothing done
 // EXPECT-STDERR: ompemu: check: no findings, but 1 error reported; exit status 99
 // RUN-TWICE-SAME-STDERR
 #include <omp.h>

@@ -1,10 +1,10 @@
 // omp_target_memcpy with the device numbers swapped: D is device memory but
 // is given as the destination on the host.  Refused with a message in the
-// API's words, in every mode.
+// API's words, in every mode, naming the call's line and the variables.
 // OMPEMU-RUN: --check
 // EXPECT-EXIT: 99
-// EXPECT-STDERR: ompemu: error: omp_target_memcpy: dst 0x0000550000
-// EXPECT-STDERR: is device 0 memory but dst_device_num is the host: nothing copied
+// EXPECT-STDERR: ompemu: error: omp_target_memcpy at find_memcpy_swapped.c:19: dst d = 0x0000550000
+// EXPECT-STDERR: is device 0 memory (800 bytes, allocated by omp_target_alloc at find_memcpy_swapped.c:17) but dst_device_num (host) is the host: nothing copied
 // RUN-TWICE-SAME-STDERR
 #include <omp.h>
 #include <stdio.h>

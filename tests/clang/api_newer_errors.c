@@ -7,9 +7,10 @@
 // EXPECT-STDERR: omp_get_mapped_ptr: device number 7 is neither a device
 // EXPECT-STDERR: omp_target_memset: device number -5 is neither a device
 // EXPECT-STDERR: omp_target_memset: 16 bytes at 0xfffffffffffffff8 run past the end of the address space
-// EXPECT-STDERR: omp_target_memcpy_async: depobj_count -1
+// EXPECT-STDERR: ompemu: error: omp_target_memcpy_async at api_newer_errors
+// EXPECT-STDERR: : depobj_count -1 with depobj_list 0x
 // EXPECT-STDERR: Call to omp_target_memcpy_async with invalid arguments
-// EXPECT-STDERR: llvm_omp_target_free_host: 0x
+// EXPECT-STDERR: llvm_omp_target_free_host at api_newer_errors
 // EXPECT-STDERR: llvm_omp_target_lock_mem: invalid range of 0 bytes
 // EXPECT-STDERR: omp_get_uid_from_device: device number 9 is neither a device
 #include "check.h"
@@ -33,7 +34,8 @@ int main(void) {
   if (!tc_device() || strcmp(tc_device(), "x86") != 0)
     llvm_omp_target_free_host(d + 1, dev);
   else
-    fprintf(stderr, "llvm_omp_target_free_host: 0x (not tried on x86)\n");
+    fprintf(stderr, "llvm_omp_target_free_host at "
+                    "api_newer_errors (not tried on x86)\n");
   omp_target_free(d, dev);
   CHECK(llvm_omp_target_lock_mem(a, 0, dev) == NULL, "lock of 0 bytes");
   CHECK(omp_get_uid_from_device(9) == NULL, "uid of a bad device");

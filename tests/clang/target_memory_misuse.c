@@ -3,11 +3,14 @@
 // omp_target_memcpy with the device numbers swapped, omp_target_free of
 // another device's memory (the host's), omp_target_memcpy from freed
 // memory.  The program goes on; what it gets back is checked.
-// EXPECT-STDERR: ompemu: error: omp_target_free: 0x0000
-// EXPECT-STDERR: (400 bytes of device 0 memory) was already freed by an earlier omp_target_free: nothing done
-// EXPECT-STDERR: is device 0 memory but dst_device_num is the host: nothing copied
-// EXPECT-STDERR: is device 0 memory but device_num is the host: nothing done
-// EXPECT-STDERR: is device 0 memory that omp_target_free freed: nothing copied
+// Built without -g: the calls are named by program and offset.
+// EXPECT-STDERR: ompemu: error: omp_target_free at target_memory_misuse
+// EXPECT-STDERR: (400 bytes of device 0 memory, allocated by omp_target_alloc at target_memory_misuse
+// EXPECT-STDERR: ) was already freed at target_memory_misuse
+// EXPECT-STDERR: ompemu: error: omp_target_memcpy at target_memory_misuse
+// EXPECT-STDERR: ) but dst_device_num is the host: nothing copied
+// EXPECT-STDERR: ) but device_num is the host: nothing done
+// EXPECT-STDERR: is device 0 memory that omp_target_free freed at target_memory_misuse
 // CHECK-ERRORS: every call above is refused with an error on purpose
 // SKIP-MODE-llvmrt: LLVM 14's runtime has no such messages
 // SKIP-MODE-llvm: LLVM 14's runtime has no such messages

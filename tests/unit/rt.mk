@@ -71,13 +71,16 @@ data_test_sources = tests/unit/data_fake.c tests/unit/data_fake.h \
 	src/runtime/data_begin_end.c src/runtime/update.c \
 	src/runtime/data_construct.c src/runtime/launch.c \
 	src/runtime/device_memory.c src/runtime/check_api.c \
+	src/runtime/callsite.c src/runtime/dwarf_line.c \
+	src/runtime/dwarf_compdir.c \
 	src/runtime/abi/data.c src/runtime/abi/target_clang14.c \
 	src/runtime/abi/target_kernel.c src/runtime/kernel_args.c \
 	src/runtime/abi/mapper.c src/runtime/abi/omp_api.c \
 	src/runtime/observe.c
 data_test_cppflags = $(AM_CPPFLAGS) -I$(top_srcdir)/src/runtime
 data_test_cflags = $(unit_cflags) -Werror=incompatible-pointer-types
-data_test_ldadd = src/common/libompemu_common.la $(unit_ldadd) $(LIBS)
+data_test_ldadd = src/common/libompemu_common.la $(unit_ldadd) $(LIBELF_LIBS) \
+	$(LIBS)
 check_PROGRAMS += tests/unit/test_mapping tests/unit/test_target \
 	tests/unit/test_attach \
 	tests/unit/test_launch tests/unit/test_observe tests/unit/test_check
@@ -126,3 +129,33 @@ clean-local: clean-core-progs
 clean-core-progs:
 	-rm -rf tests/unit/core-progs.tmp
 .PHONY: clean-core-progs
+
+# The DWARF line-table reader on hand-made objects (good and malformed),
+# and the call-site naming on this test's own line table (built with -g:
+# DWARF 5, and once more with -gdwarf-4).
+check_PROGRAMS += tests/unit/test_dwarf_line tests/unit/test_callsite \
+	tests/unit/test_callsite_dwarf4
+TESTS += tests/unit/test_dwarf_line tests/unit/test_callsite \
+	tests/unit/test_callsite_dwarf4
+dwarf_test_sources = src/runtime/dwarf_line.c src/runtime/dwarf_compdir.c
+tests_unit_test_dwarf_line_SOURCES = tests/unit/test_dwarf_line.c \
+	$(dwarf_test_sources)
+tests_unit_test_dwarf_line_CPPFLAGS = $(data_test_cppflags) $(LIBELF_CFLAGS)
+tests_unit_test_dwarf_line_CFLAGS = $(unit_cflags)
+tests_unit_test_dwarf_line_LDADD = $(unit_ldadd) $(LIBELF_LIBS)
+tests_unit_test_callsite_SOURCES = tests/unit/test_callsite.c \
+	src/runtime/callsite.c $(dwarf_test_sources)
+tests_unit_test_callsite_CPPFLAGS = $(data_test_cppflags) $(LIBELF_CFLAGS)
+tests_unit_test_callsite_CFLAGS = $(unit_cflags) -g
+tests_unit_test_callsite_LDADD = $(unit_ldadd) $(LIBELF_LIBS)
+tests_unit_test_callsite_dwarf4_SOURCES = $(tests_unit_test_callsite_SOURCES)
+tests_unit_test_callsite_dwarf4_CPPFLAGS = $(tests_unit_test_callsite_CPPFLAGS)
+tests_unit_test_callsite_dwarf4_CFLAGS = $(unit_cflags) -gdwarf-4
+tests_unit_test_callsite_dwarf4_LDADD = $(tests_unit_test_callsite_LDADD)
+# Calls from a shared library, with and without a line table.
+TESTS += tests/unit/callsite_shared.sh
+EXTRA_DIST += tests/unit/callsite_shared.sh
+clean-local: clean-callsite-shared
+clean-callsite-shared:
+	-rm -rf tests/unit/work-callsite-shared
+.PHONY: clean-callsite-shared

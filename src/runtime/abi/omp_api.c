@@ -6,6 +6,9 @@
 #include "doors.h"
 #include <ompemu/omptarget.h>
 
+/* The caller's return address: messages name the user's call by it. */
+#define RA __builtin_return_address(0)
+
 /* LLVM 14: the devices of the plugins in use (that claimed an image, or
  * after __tgt_init_all_rtls); the host is device number N. */
 RT_EXPORT int omp_get_num_devices(void) { return rt_num_devices(); }
@@ -14,26 +17,26 @@ RT_EXPORT int omp_get_initial_device(void) { return rt_num_devices(); }
 
 RT_EXPORT void *omp_target_alloc(size_t size, int device_num) {
   return rt_target_alloc(size, device_num, TARGET_ALLOC_DEFAULT,
-                         "omp_target_alloc");
+                         "omp_target_alloc", RA);
 }
 
 RT_EXPORT void *llvm_omp_target_alloc_device(size_t size, int device_num) {
   return rt_target_alloc(size, device_num, TARGET_ALLOC_DEVICE,
-                         "llvm_omp_target_alloc_device");
+                         "llvm_omp_target_alloc_device", RA);
 }
 
 RT_EXPORT void *llvm_omp_target_alloc_host(size_t size, int device_num) {
   return rt_target_alloc(size, device_num, TARGET_ALLOC_HOST,
-                         "llvm_omp_target_alloc_host");
+                         "llvm_omp_target_alloc_host", RA);
 }
 
 RT_EXPORT void *llvm_omp_target_alloc_shared(size_t size, int device_num) {
   return rt_target_alloc(size, device_num, TARGET_ALLOC_SHARED,
-                         "llvm_omp_target_alloc_shared");
+                         "llvm_omp_target_alloc_shared", RA);
 }
 
 RT_EXPORT void omp_target_free(void *device_ptr, int device_num) {
-  rt_target_free(device_ptr, device_num, "omp_target_free");
+  rt_target_free(device_ptr, device_num, "omp_target_free", RA);
 }
 
 RT_EXPORT int omp_target_is_present(const void *ptr, int device_num) {
@@ -44,7 +47,7 @@ RT_EXPORT int omp_target_memcpy(void *dst, const void *src, size_t length,
                                 size_t dst_offset, size_t src_offset,
                                 int dst_device_num, int src_device_num) {
   return rt_target_memcpy(dst, src, length, dst_offset, src_offset,
-                          dst_device_num, src_device_num, "omp_target_memcpy");
+                          dst_device_num, src_device_num, "omp_target_memcpy", RA);
 }
 
 RT_EXPORT int omp_target_memcpy_rect(
@@ -55,19 +58,19 @@ RT_EXPORT int omp_target_memcpy_rect(
   return rt_target_memcpy_rect(dst, src, element_size, num_dims, volume,
                                dst_offsets, src_offsets, dst_dimensions,
                                src_dimensions, dst_device_num, src_device_num,
-                               "omp_target_memcpy_rect");
+                               "omp_target_memcpy_rect", RA);
 }
 
 RT_EXPORT int omp_target_associate_ptr(const void *host_ptr,
                                        const void *device_ptr, size_t size,
                                        size_t device_offset, int device_num) {
   return rt_target_associate_ptr(host_ptr, device_ptr, size, device_offset,
-                                 device_num);
+                                 device_num, RA);
 }
 
 RT_EXPORT int omp_target_disassociate_ptr(const void *host_ptr,
                                           int device_num) {
-  return rt_target_disassociate_ptr(host_ptr, device_num);
+  return rt_target_disassociate_ptr(host_ptr, device_num, RA);
 }
 
 /* No device of LLVM 14's plugin interface has dynamic shared memory. */

@@ -7,6 +7,9 @@
 #include "doors.h"
 #include <ompemu/omptarget.h>
 
+/* The caller's return address: messages name the user's call by it. */
+#define RA __builtin_return_address(0)
+
 RT_EXPORT void *omp_target_memset(void *ptr, int value, size_t count,
                                   int device_num) {
   rt_target_memset(ptr, value, count, device_num, "omp_target_memset");
@@ -28,7 +31,7 @@ RT_EXPORT int omp_target_memcpy_async(void *dst, const void *src,
                                       void **depobj_list) {
   return rt_target_memcpy_async(dst, src, length, dst_offset, src_offset,
                                 dst_device_num, src_device_num, depobj_count,
-                                depobj_list);
+                                depobj_list, RA);
 }
 
 RT_EXPORT int omp_target_memcpy_rect_async(
@@ -40,21 +43,21 @@ RT_EXPORT int omp_target_memcpy_rect_async(
   return rt_target_memcpy_rect_async(
       dst, src, element_size, num_dims, volume, dst_offsets, src_offsets,
       dst_dimensions, src_dimensions, dst_device_num, src_device_num,
-      depobj_count, depobj_list);
+      depobj_count, depobj_list, RA);
 }
 
 /* libomp 16+ looks these up (with the alloc_* ones) for its
  * llvm_omp_target_{host,shared,device}_mem_alloc allocators. */
 RT_EXPORT void llvm_omp_target_free_device(void *device_ptr, int device_num) {
-  rt_target_free(device_ptr, device_num, "llvm_omp_target_free_device");
+  rt_target_free(device_ptr, device_num, "llvm_omp_target_free_device", RA);
 }
 
 RT_EXPORT void llvm_omp_target_free_host(void *device_ptr, int device_num) {
-  rt_target_free(device_ptr, device_num, "llvm_omp_target_free_host");
+  rt_target_free(device_ptr, device_num, "llvm_omp_target_free_host", RA);
 }
 
 RT_EXPORT void llvm_omp_target_free_shared(void *device_ptr, int device_num) {
-  rt_target_free(device_ptr, device_num, "llvm_omp_target_free_shared");
+  rt_target_free(device_ptr, device_num, "llvm_omp_target_free_shared", RA);
 }
 
 RT_EXPORT void *llvm_omp_target_lock_mem(void *ptr, size_t size,

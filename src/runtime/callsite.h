@@ -1,0 +1,40 @@
+/* The user's call of an OpenMP API routine, named from the routine's
+ * return address for messages: the source file and line from the calling
+ * object's line table (dwarf_line.c), the argument expressions from the
+ * source line when the file can be read, or the object and offset
+ * (prog+0x1234, as addr2line takes it) without -g.  Resolved only when a
+ * message is written. */
+#ifndef OMPEMU_CALLSITE_H
+#define OMPEMU_CALLSITE_H
+
+#include "rt.h"
+
+#include <stddef.h>
+
+#define CALLSITE_ARGS 12
+
+struct callsite {
+  char where[1100]; /* "prog.c:14", "prog+0x1234", or "" when unknown */
+  int has_line;    /* WHERE is a file and line */
+  int fortran;     /* the source is Fortran (for callsite_split) */
+  int nargs;       /* argument expressions found (0: source unread) */
+  char args[CALLSITE_ARGS][96];
+};
+
+/* Names the call of API (e.g. "omp_target_free"; "": where only) that
+ * returns to RA. */
+RT_HIDDEN void callsite_resolve(const void *ra, const char *api,
+                                struct callsite *cs);
+/* Only where it is: "prog.c:14" / "prog+0x1234" into BUF, "" unknown. */
+RT_HIDDEN void callsite_where(const void *ra, char *buf, size_t len);
+/* The expression of argument I (0-based), or NULL when unknown. */
+RT_HIDDEN const char *callsite_arg(const struct callsite *cs, int i);
+/* Splits the argument list of the call of API in TEXT (a source line and
+ * those after it) that starts at or after byte COL0 of its first line
+ * (or anywhere on it) into CS->args.  The number found, 0 when TEXT holds
+ * no call of API.  Any case of the name is accepted; comments are
+ * skipped, and with CS->fortran set, continuations (&). */
+RT_HIDDEN int callsite_split(const char *text, size_t col0, const char *api,
+                             struct callsite *cs);
+
+#endif
