@@ -41,6 +41,8 @@ struct emu_arena {
   enum emu_poison_kind poison;
   struct abits starts; /* LIVE: extent starts of live blocks */
   struct xtree free; /* FREE */
+  struct xt_ext hole; /* one extent of FREE kept out of its tree (arena.c,
+                       * free_insert); LEN 0: none */
   struct anode *stale;
   struct anode *unprot;   /* check mode: freed pages still read-write */
   size_t nunprot;
