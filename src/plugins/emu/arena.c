@@ -646,6 +646,11 @@ int arena_free(struct emu_arena *a, void *ptr) {
     }
     return -1;
   }
+  /* Odd until the block and its node are given back: lock-free checks
+   * (arena_settled_unlocked) that saw it live retry under the lock. */
+  unsigned long frees = atomic_load_explicit(&a->frees, memory_order_relaxed);
+  atomic_store_explicit(&a->frees, frees + 1, memory_order_relaxed);
+  atomic_thread_fence(memory_order_release);
   int slack_ok = arena_check_slack(a, n, "when it was freed");
   int owed = (n->flags & ANODE_PENDING) != 0;
   aslots_set(&a->bystart, n->key, NULL);
@@ -714,6 +719,7 @@ int arena_free(struct emu_arena *a, void *ptr) {
     n->born = tag;
     cool_insert(a, n);
   }
+  atomic_store_explicit(&a->frees, frees + 2, memory_order_release);
   pthread_mutex_unlock(&a->lock);
   return 0;
 }
