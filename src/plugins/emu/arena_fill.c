@@ -94,7 +94,6 @@ void arena_settle(struct emu_arena *a) {
   pthread_mutex_unlock(&a->lock);
 }
 
-
 /* 1 if [P, P+SIZE) starts a live block of the default mode (a copy to or
  * from a mapped variable: the usual case) that owes no poison, found
  * without the lock; 0: not known this way, take it.  arena_free makes
