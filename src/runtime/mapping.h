@@ -59,11 +59,13 @@ struct map_entry {
   int nshadows;
   int nrefs;
   int busy; /* a thread is filling or copying it without the lock */
+  const char *name; /* map_var_info string (";expr;file;line;col;;"), a
+                     * declare-target global's entry name, or NULL */
+  /* The first cache line of an entry (the pool aligns them) ends here: a
+   * target update and a data end read nothing past it. */
   uintptr_t hst_base;
   uint64_t born; /* stamp of the construct that allocated it (rt_op),
                  * 0 if that construct attaches nothing */
-  const char *name; /* map_var_info string (";expr;file;line;col;;"), a
-                     * declare-target global's entry name, or NULL */
   struct map_shadow *shadows;
   struct map_backref *refs; /* pointers attached to this entry */
   int cap_shadows, cap_refs;

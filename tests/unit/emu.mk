@@ -6,12 +6,14 @@ emu_unit_ldadd = src/common/libompemu_common.la $(LIBFFI_LIBS) $(unit_ldadd)
 EXTRA_DIST += tests/unit/emu_testutil.h
 
 check_PROGRAMS += tests/unit/test_arena tests/unit/test_arena_check \
+	tests/unit/test_arena_alloc \
 	tests/unit/test_arena_extents tests/unit/test_arena_index \
 	tests/unit/test_exec \
 	tests/unit/test_exec_wait \
 	tests/unit/test_devicertl tests/unit/test_plugin \
 	tests/unit/test_devicertl_flang tests/unit/test_fastmem
 TESTS += tests/unit/test_arena tests/unit/test_arena_check \
+	tests/unit/test_arena_alloc \
 	tests/unit/test_arena_extents tests/unit/test_arena_index \
 	tests/unit/test_exec \
 	tests/unit/test_exec_wait \
@@ -29,6 +31,13 @@ tests_unit_test_arena_SOURCES = tests/unit/test_arena.c \
 	src/plugins/emu/watch.c src/plugins/emu/watch.h
 tests_unit_test_arena_CFLAGS = $(emu_unit_cflags)
 tests_unit_test_arena_LDADD = $(emu_unit_ldadd)
+tests_unit_test_arena_alloc_SOURCES = tests/unit/test_arena_alloc.c \
+	tests/unit/arena_testutil.c tests/unit/arena_testutil.h \
+	$(emu_arena_sources) \
+	src/plugins/emu/fault.c src/plugins/emu/fault.h src/plugins/emu/devctx.c \
+	src/plugins/emu/watch.c src/plugins/emu/watch.h
+tests_unit_test_arena_alloc_CFLAGS = $(emu_unit_cflags)
+tests_unit_test_arena_alloc_LDADD = $(emu_unit_ldadd)
 tests_unit_test_arena_check_SOURCES = tests/unit/test_arena_check.c \
 	tests/unit/arena_testutil.c tests/unit/arena_testutil.h \
 	$(emu_arena_sources) \

@@ -13,7 +13,9 @@
  *  - FREE: B+ tree of free extents by address (arena_extents.h),
  *    coalesced on free, with the largest extent below each child: the
  *    lowest extent that fits is found in O(log n) and few cache lines, so
- *    the same requests always give the same addresses.
+ *    the same requests always give the same addresses.  HOLE, one free
+ *    extent with no free neighbour, is kept beside the tree until FREE
+ *    changes otherwise (free_insert).
  *  - COOL: FIFO of freed blocks held back from reuse (the reuse delay).
  *  - QUAR: FIFO of quarantined blocks; they return to FREE when an
  *    allocation would otherwise fail.  Only a fault's description looks
@@ -139,12 +141,28 @@ static unsigned long tag_merge(unsigned long x, unsigned long y) {
   return x == y ? x : FREE_DIRTY;
 }
 
+/* Add the extent E to FREE's tree.  Without host memory for a new tree
+ * node the extent is lost to later allocations, with a message. */
+static void tree_insert(struct emu_arena *a, struct xt_ext e) {
+  if (xt_insert(&a->free, e.key, e.len, e.tag) != 0)
+    ompemu_error("emu", "device %d: out of host memory: the freed %s range ["
+                 OMPEMU_PTR ", " OMPEMU_PTR ") cannot be allocated again",
+                 a->dev, a->what, OMPEMU_P(e.key), OMPEMU_P(e.key + e.len));
+}
+
 /* Put [KEY, KEY+LEN) with TAG back into FREE, merged with the free
- * extents beside it.  Caller holds the lock.  Without host memory for a
- * new tree node the extent is lost to later allocations, with a
- * message. */
+ * extents beside it.  Caller holds the lock.  An extent with no free
+ * neighbour becomes HOLE instead of a new tree entry: with the reuse
+ * delay, a loop that frees a block and allocates one of the same size
+ * gets back the block the delay released, the lowest free extent, and a
+ * tree insertion and removal per block would be wasted.  The previous
+ * HOLE goes into the tree first. */
 static void free_insert(struct emu_arena *a, uintptr_t key, size_t len,
                         unsigned long tag) {
+  if (a->hole.len) {
+    tree_insert(a, a->hole);
+    a->hole.len = 0;
+  }
   struct xt_ext lo, hi;
   xt_around(&a->free, key, &lo, &hi);
   int pred = lo.len && lo.key + lo.len == key;
@@ -157,10 +175,33 @@ static void free_insert(struct emu_arena *a, uintptr_t key, size_t len,
     xt_set(&a->free, lo.key, lo.key, lo.len + len, tag_merge(lo.tag, tag));
   } else if (succ) {
     xt_set(&a->free, hi.key, key, len + hi.len, tag_merge(tag, hi.tag));
-  } else if (xt_insert(&a->free, key, len, tag) != 0) {
-    ompemu_error("emu", "device %d: out of host memory: the freed %s range ["
-                 OMPEMU_PTR ", " OMPEMU_PTR ") cannot be allocated again",
-                 a->dev, a->what, OMPEMU_P(key), OMPEMU_P(key + len));
+  } else {
+    a->hole = (struct xt_ext){key, len, tag};
+  }
+}
+
+/* The lowest extent of FREE (its tree and HOLE) of at least LEN bytes
+ * into *F: 0, or -1 if none. */
+static int free_first_fit(const struct emu_arena *a, size_t len,
+                          struct xt_ext *f) {
+  int r = xt_first_fit(&a->free, len, f);
+  if (a->hole.len >= len && (r != 0 || a->hole.key < f->key)) {
+    *f = a->hole;
+    return 0;
+  }
+  return r;
+}
+
+/* The first LEN bytes of F, an extent of FREE, are allocated. */
+static void free_take(struct emu_arena *a, const struct xt_ext *f,
+                      size_t len) {
+  if (a->hole.len && a->hole.key == f->key) {
+    a->hole.key += len;
+    a->hole.len -= len;
+  } else if (f->len > len) {
+    xt_set(&a->free, f->key, f->key + len, f->len - len, f->tag);
+  } else {
+    xt_remove(&a->free, f->key);
   }
 }
 
@@ -510,7 +551,7 @@ void *arena_alloc(struct emu_arena *a, size_t size) {
     goto full;
   struct layout l = layout_of(a, size);
   struct xt_ext f;
-  while (xt_first_fit(&a->free, l.len, &f) != 0)
+  while (free_first_fit(a, l.len, &f) != 0)
     if (cool_release_one(a) != 0 && quar_release_one(a) != 0)
       goto full;
   struct anode *n = apool_get(&a->pool);
@@ -541,10 +582,7 @@ void *arena_alloc(struct emu_arena *a, size_t size) {
   n->flags = l.guarded ? ANODE_GUARDED : 0;
   n->born = atomic_load_explicit(&a->settles, memory_order_relaxed);
   aslots_set(&a->bystart, p, n);
-  if (f.len > l.len)
-    xt_set(&a->free, p, p + l.len, f.len - l.len, f.tag);
-  else
-    xt_remove(&a->free, p);
+  free_take(a, &f, l.len);
   abits_set(&a->starts, p);
   a->in_use += charge;
   a->guarded += l.guarded;
@@ -608,6 +646,11 @@ int arena_free(struct emu_arena *a, void *ptr) {
     }
     return -1;
   }
+  /* Odd until the block and its node are given back: lock-free checks
+   * (arena_settled_unlocked) that saw it live retry under the lock. */
+  unsigned long frees = atomic_load_explicit(&a->frees, memory_order_relaxed);
+  atomic_store_explicit(&a->frees, frees + 1, memory_order_relaxed);
+  atomic_thread_fence(memory_order_release);
   int slack_ok = arena_check_slack(a, n, "when it was freed");
   int owed = (n->flags & ANODE_PENDING) != 0;
   aslots_set(&a->bystart, n->key, NULL);
@@ -676,6 +719,7 @@ int arena_free(struct emu_arena *a, void *ptr) {
     n->born = tag;
     cool_insert(a, n);
   }
+  atomic_store_explicit(&a->frees, frees + 2, memory_order_release);
   pthread_mutex_unlock(&a->lock);
   return 0;
 }

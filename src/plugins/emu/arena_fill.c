@@ -1,6 +1,7 @@
 /* Poison owed by a lazy arena (see arena.h, ARENA_LAZY): filling a block
- * or a range, the list of live blocks still owing it, and arena_settle,
- * which pays everything owed before a kernel runs. */
+ * or a range, the list of live blocks still owing it, arena_settle, which
+ * pays everything owed before a kernel runs, and the lock-free check of a
+ * copy to or from a block that owes nothing. */
 #include "config.h"
 #include "arena_internal.h"
 
@@ -93,3 +94,33 @@ void arena_settle(struct emu_arena *a) {
   pthread_mutex_unlock(&a->lock);
 }
 
+/* 1 if [P, P+SIZE) starts a live block of the default mode (a copy to or
+ * from a mapped variable: the usual case) that owes no poison, found
+ * without the lock; 0: not known this way, take it.  arena_free makes
+ * FREES odd before it changes anything and even again after: the same
+ * even count before and after the look means no block was freed
+ * meanwhile, so the node read was live throughout (a node changes owner
+ * only through a free, and a live block never owes poison again).  What
+ * the lock gave the caller is the same: the block was live at one
+ * instant, and the copy follows. */
+int arena_settled_unlocked(struct emu_arena *a, uintptr_t p, size_t size) {
+  if (arena_is_check(a) || p < a->base || p >= a->base + a->span)
+    return 0;
+  unsigned long g = atomic_load_explicit(&a->frees, memory_order_acquire);
+  if (g & 1)
+    return 0;
+  uintptr_t off = p - a->bystart.base;
+  if (off % a->bystart.gran)
+    return 0;
+  struct anode *n =
+      __atomic_load_n(&a->bystart.v[off / a->bystart.gran], __ATOMIC_RELAXED);
+  if (!n)
+    return 0;
+  int ok = __atomic_load_n(&n->key, __ATOMIC_RELAXED) +
+                   __atomic_load_n(&n->off, __ATOMIC_RELAXED) ==
+               p &&
+           size <= __atomic_load_n(&n->size, __ATOMIC_RELAXED) &&
+           !(__atomic_load_n(&n->flags, __ATOMIC_RELAXED) & ANODE_PENDING);
+  atomic_thread_fence(memory_order_acquire);
+  return ok && atomic_load_explicit(&a->frees, memory_order_relaxed) == g;
+}

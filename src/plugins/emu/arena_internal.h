@@ -41,6 +41,8 @@ struct emu_arena {
   enum emu_poison_kind poison;
   struct abits starts; /* LIVE: extent starts of live blocks */
   struct xtree free; /* FREE */
+  struct xt_ext hole; /* one extent of FREE kept out of its tree (arena.c,
+                       * free_insert); LEN 0: none */
   struct anode *stale;
   struct anode *unprot;   /* check mode: freed pages still read-write */
   size_t nunprot;
@@ -53,6 +55,8 @@ struct emu_arena {
   struct anode pending;   /* list head (next/prev) */
   atomic_int owed;        /* PENDING, STALE or UNPROT not empty */
   atomic_ulong settles;   /* arena_settle calls (kernels) */
+  atomic_ulong frees;     /* odd while arena_free changes anything, then
+                           * even: arena_settled_unlocked */
   size_t guarded;         /* check mode: live blocks with a guard page */
   size_t dontdump;        /* check mode: guard pages marked MADV_DONTDUMP */
   uint64_t *marks;        /* check mode with guard markers (arena_protect.c):
@@ -123,6 +127,7 @@ int arena_marks_clear(struct emu_arena *a, uintptr_t p, size_t len);
 void arena_out_of_maps(struct emu_arena *a);
 /* The live block whose extent holds P, or NULL. */
 struct anode *arena_extent_of(const struct emu_arena *a, uintptr_t p);
+int arena_settled_unlocked(struct emu_arena *a, uintptr_t p, size_t size);
 /* Check mode: report overwritten slack around live block N; 1 if all of
  * it was found to hold the poison. */
 int arena_check_slack(struct emu_arena *a, const struct anode *n,

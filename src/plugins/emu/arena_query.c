@@ -115,6 +115,8 @@ static struct anode *lock_block(struct emu_arena *a, uintptr_t p,
 }
 
 int arena_check(struct emu_arena *a, const void *ptr, size_t size) {
+  if (arena_settled_unlocked(a, (uintptr_t)ptr, size))
+    return 0;
   if (!lock_block(a, (uintptr_t)ptr, size))
     return -1;
   pthread_mutex_unlock(&a->lock);
@@ -122,6 +124,8 @@ int arena_check(struct emu_arena *a, const void *ptr, size_t size) {
 }
 
 int arena_write_begin(struct emu_arena *a, const void *ptr, size_t size) {
+  if (arena_settled_unlocked(a, (uintptr_t)ptr, size))
+    return 0;
   struct anode *n = lock_block(a, (uintptr_t)ptr, size);
   if (!n)
     return -1;
@@ -133,6 +137,8 @@ int arena_write_begin(struct emu_arena *a, const void *ptr, size_t size) {
 }
 
 int arena_read_begin(struct emu_arena *a, const void *ptr, size_t size) {
+  if (arena_settled_unlocked(a, (uintptr_t)ptr, size))
+    return 0;
   struct anode *n = lock_block(a, (uintptr_t)ptr, size);
   if (!n)
     return -1;
