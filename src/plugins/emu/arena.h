@@ -33,6 +33,10 @@
  * EMU_CHECK_RELEASE_BATCH, at most (oldest go first, that many at a
  * time). */
 #define EMU_CHECK_QUARANTINE_MAX 4096
+/* Check mode: body bytes of the freed blocks that keep their pages
+ * (EMU_CHECK_KEEP_MAX) in quarantine, at most, give or take
+ * EMU_CHECK_RELEASE_BATCH pages: at least 256 blocks of a page. */
+#define EMU_CHECK_QUARANTINE_KEPT ((size_t)1 << 20)
 #define EMU_CHECK_RELEASE_BATCH 64
 /* Check mode: freed blocks of at most this many bytes keep their pages,
  * read-write until the next kernel (arena_protect.c); larger ones are
