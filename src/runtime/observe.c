@@ -31,20 +31,22 @@ static _Atomic int finished;
 /* Per thread: the construct it is in, the variable its next ALLOC or COPY
  * is for, the operation in progress (for the plugin's QUEUED event), the
  * last kernel left on a queue (for the WAIT that completes it). */
-static __thread struct obs_event *cur_region;
-static __thread const char *next_var;
-static __thread uintptr_t next_hst;
-static __thread int64_t next_size;
-static __thread uint64_t cur_op;
-static __thread uint64_t pending_kernel;
-static __thread uint64_t thread_seq, thread_ids;
 static __thread struct {
-  void **args;
-  ptrdiff_t *offs;
-  int32_t n;
-  const struct rt_args *maps;
-  const int *argpos;
-} next_kernel;
+  struct obs_event *cur_region;
+  const char *next_var;
+  uintptr_t next_hst;
+  int64_t next_size;
+  uint64_t cur_op;
+  uint64_t pending_kernel;
+  uint64_t thread_seq, thread_ids;
+  struct {
+    void **args;
+    ptrdiff_t *offs;
+    int32_t n;
+    const struct rt_args *maps;
+    const int *argpos;
+  } next_kernel;
+} tl; /* one struct: one __tls_get_addr per function, not one per variable */
 static _Atomic uint64_t nthreads;
 
 static struct {
@@ -76,12 +78,12 @@ int64_t obs_now(void) {
  * bits, its own count in the low ones, so a thread's ids are the same in
  * every run whatever the other threads do. */
 uint64_t obs_new_id(void) {
-  if (!thread_seq)
-    thread_seq = atomic_fetch_add(&nthreads, 1) + 1;
-  return thread_seq << 40 | ++thread_ids;
+  if (!tl.thread_seq)
+    tl.thread_seq = atomic_fetch_add(&nthreads, 1) + 1;
+  return tl.thread_seq << 40 | ++tl.thread_ids;
 }
 
-uint64_t obs_current_op(void) { return cur_op; }
+uint64_t obs_current_op(void) { return tl.cur_op; }
 
 /* Hand E to every observer of its point; at BEGIN stop at a veto, giving
  * those already called an END with result -1.  1 if vetoed. */
@@ -111,7 +113,7 @@ static void fill(struct obs_event *e, enum obs_point p, struct rt_device *d) {
   e->id = obs_new_id();
   e->result = 0;
   e->vetoed = 0;
-  e->region = cur_region;
+  e->region = tl.cur_region;
   e->note = NULL;
   e->ompt_op = 0;
   e->t0 = e->t1 = timed ? obs_now() : 0;
@@ -129,7 +131,7 @@ void obs_end(struct obs_event *e, int result) {
     e->t1 = obs_now();
   e->result = result ? -1 : 0;
   if (e->point == OBS_COPY_TO || e->point == OBS_COPY_FROM)
-    cur_op = 0;
+    tl.cur_op = 0;
   dispatch(e, OBS_PH_END);
 }
 
@@ -145,26 +147,26 @@ int obs_region_begin(struct obs_event *e, enum obs_region_kind k,
   e->nowait = nowait;
   if (obs_begin(e, OBS_REGION, d))
     return 1;
-  cur_region = e;
+  tl.cur_region = e;
   return 0;
 }
 
 void obs_region_end(struct obs_event *e, int result) {
-  cur_region = (struct obs_event *)e->region;
-  pending_kernel = 0;
+  tl.cur_region = (struct obs_event *)e->region;
+  tl.pending_kernel = 0;
   obs_end(e, result);
 }
 
 void obs_set_var(const char *var, uintptr_t hst, int64_t size) {
-  next_var = var;
-  next_hst = hst;
-  next_size = size;
+  tl.next_var = var;
+  tl.next_hst = hst;
+  tl.next_size = size;
 }
 
 /* The variable set by OBS_VAR for this operation (then forgotten). */
 static const char *take_var(void) {
-  const char *v = next_var;
-  next_var = NULL;
+  const char *v = tl.next_var;
+  tl.next_var = NULL;
   return v;
 }
 
@@ -179,10 +181,10 @@ int obs_alloc(struct obs_event *e, struct rt_device *d, int64_t size,
 
 int obs_free(struct obs_event *e, struct rt_device *d, void *tgt) {
   e->tgt = (uintptr_t)tgt;
-  e->hst = next_hst;
-  e->size = next_size;
-  next_hst = 0;
-  next_size = 0;
+  e->hst = tl.next_hst;
+  e->size = tl.next_size;
+  tl.next_hst = 0;
+  tl.next_size = 0;
   e->var = take_var();
   return obs_begin(e, OBS_FREE, d);
 }
@@ -196,7 +198,7 @@ int obs_copy(struct obs_event *e, enum obs_point p, struct rt_device *d,
   e->queued = 0;
   if (obs_begin(e, p, d))
     return 1;
-  cur_op = e->id;
+  tl.cur_op = e->id;
   return 0;
 }
 
@@ -210,38 +212,38 @@ int obs_kernel(struct obs_event *e, struct rt_device *d, const char *name,
   e->trips = trips;
   e->nowait = nowait;
   e->queued = 0;
-  e->args = next_kernel.args;
-  e->offs = next_kernel.offs;
-  e->nargs = next_kernel.n;
-  e->maps = next_kernel.maps;
-  e->argpos = next_kernel.argpos;
-  memset(&next_kernel, 0, sizeof next_kernel);
+  e->args = tl.next_kernel.args;
+  e->offs = tl.next_kernel.offs;
+  e->nargs = tl.next_kernel.n;
+  e->maps = tl.next_kernel.maps;
+  e->argpos = tl.next_kernel.argpos;
+  memset(&tl.next_kernel, 0, sizeof tl.next_kernel);
   if (obs_begin(e, OBS_KERNEL, d))
     return 1;
-  cur_op = e->id;
+  tl.cur_op = e->id;
   return 0;
 }
 
 void obs_set_kernel_args(void **args, ptrdiff_t *offs, int32_t n,
                          const struct rt_args *maps, const int *argpos) {
-  next_kernel.args = args;
-  next_kernel.offs = offs;
-  next_kernel.n = n;
-  next_kernel.maps = maps;
-  next_kernel.argpos = argpos;
+  tl.next_kernel.args = args;
+  tl.next_kernel.offs = offs;
+  tl.next_kernel.n = n;
+  tl.next_kernel.maps = maps;
+  tl.next_kernel.argpos = argpos;
 }
 
 void obs_kernel_end(struct obs_event *e, int result, int queued) {
-  cur_op = 0;
+  tl.cur_op = 0;
   e->queued = queued && result == 0;
   if (e->queued)
-    pending_kernel = e->id;
+    tl.pending_kernel = e->id;
   obs_end(e, result);
 }
 
 int obs_wait(struct obs_event *e, struct rt_device *d) {
-  e->completes = pending_kernel;
-  pending_kernel = 0;
+  e->completes = tl.pending_kernel;
+  tl.pending_kernel = 0;
   return obs_begin(e, OBS_WAIT, d);
 }
 
@@ -361,7 +363,7 @@ RT_EXPORT uint64_t ompemu_event_sink(const struct ompemu_devev *ev) {
   if (!obs_mask || !ev || ev->size < sizeof *ev)
     return 0;
   if (ev->kind == OMPEMU_DEVEV_QUEUED)
-    return cur_op;
+    return tl.cur_op;
   uintptr_t t = (uintptr_t)ev->tag;
   if (t < 1 || t > (uintptr_t)ntags)
     return 0;
