@@ -98,6 +98,28 @@ static int where_line(const char *w) {
   return last_line;
 }
 
+/* check_where and check_intern of the last source location and kernel
+ * name (interned by their address: the same answer for the same
+ * pointer), for a loop of launches.  Caller holds check_lock. */
+static const char *where_of(const ident_t *loc) {
+  static const ident_t *last;
+  static const char *where;
+  if (loc != last || !where) {
+    where = check_where(loc);
+    last = loc;
+  }
+  return where;
+}
+
+static const char *kernel_name(const char *kernel) {
+  static const char *last, *name;
+  if (kernel != last || !name) {
+    name = check_intern(kernel);
+    last = kernel;
+  }
+  return name;
+}
+
 /* memset (R, 0, sizeof *R) in 16-byte stores: GCC's `rep stos` for it
  * was a twentieth of the empty launch under --check. */
 __attribute__((optimize("no-tree-loop-distribute-patterns")))
@@ -127,7 +149,7 @@ static void region_begin(struct cthread *t, struct obs_event *e) {
   r->kind = e->rkind;
   r->nowait = e->nowait;
   r->dev = e->device;
-  r->where = check_where(e->loc);
+  r->where = where_of(e->loc);
   const char *kw;
   if (!where_line(r->where) && e->rkind == OBS_R_TARGET && e->kernel &&
       (kw = check_where_kernel(e->kernel)))
@@ -273,7 +295,7 @@ static void kernel_begin(struct cthread *t, struct obs_event *e) {
   struct cregion *r = t->region;
   if (!r)
     return;
-  r->kernel = check_intern(e->kernel);
+  r->kernel = kernel_name(e->kernel);
   if (check_cfg.check) {
     hostptr_kernel_args(e, r->where);
     data_globals_check(r, e->device);
