@@ -428,8 +428,8 @@ static struct layout layout_of(const struct emu_arena *a, size_t size) {
  * back), up to EMU_CHECK_REOPEN bytes, and remembers them (OPEN): their
  * guard pages keep their markers, so the blocks allocated there next, in
  * the same layout, need no call.  Those pages stay read-write, holding
- * the poison, until allocated: their blocks were freed at least
- * EMU_CHECK_QUARANTINE_MAX frees before. */
+ * the poison, until allocated: their blocks left the quarantine
+ * (quar_bound). */
 static int make_accessible(struct emu_arena *a, uintptr_t p, uintptr_t fend,
                            const struct layout *l, size_t *clean) {
   int guard_rw = 0;

@@ -92,8 +92,10 @@ struct emu_arena;
  * time: the kernel limits the number of mappings).  The slack before and
  * after it holds the check-mode poison and is checked when the block is
  * freed or read back.  A freed block is quarantined for the
- * EMU_CHECK_QUARANTINE_MAX frees that follow, or until the range runs
- * short, and PROT_NONE from the first kernel given a pointer into it or
+ * EMU_CHECK_QUARANTINE_MAX frees that follow (a block of at most
+ * EMU_CHECK_KEEP_MAX bytes: until the quarantined blocks that keep their
+ * pages keep EMU_CHECK_QUARANTINE_KEPT bytes after it, if that comes
+ * first), or until the range runs short, and PROT_NONE from the first kernel given a pointer into it or
  * the EMU_CHECK_PROTECT_EVERY-th kernel after its free (arena_protect.c;
  * arena_settle and arena_note_kernel do it).  The poison
  * is the check-mode pattern. */
