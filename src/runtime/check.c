@@ -23,52 +23,58 @@ struct pending {
   uintptr_t hst, tgt, size;
   const char *var;
 };
-static __thread struct {
-  int kernel; /* a kernel of the current construct was left queued */
-  struct pending *v;
-  int n, cap;
-} deferred;
+/* What the checker keeps per thread, in one struct: the events look up
+ * its address once (__tls_get_addr) and pass it on. */
+struct cthread {
+  struct cregion *region; /* the construct this thread is in, or NULL */
+  struct cregion *spare;  /* the thread's next construct record */
+  struct {
+    int kernel; /* a kernel of the current construct was left queued */
+    struct pending *v;
+    int n, cap;
+  } deferred;
+  int armed; /* thread_gone will run at the thread's end */
+};
+static __thread struct cthread th;
 
 /* What a thread keeps between events goes when the thread ends. */
 static pthread_key_t thread_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
-static __thread struct cregion *spare_region;
 
 static void thread_gone(void *arg) {
-  (void)arg;
-  free(deferred.v);
-  deferred.v = NULL;
-  deferred.n = deferred.cap = 0;
-  if (spare_region) {
-    free(spare_region->uses);
-    free(spare_region);
-    spare_region = NULL;
+  struct cthread *t = arg;
+  free(t->deferred.v);
+  t->deferred.v = NULL;
+  t->deferred.n = t->deferred.cap = 0;
+  if (t->spare) {
+    free(t->spare->uses);
+    free(t->spare);
+    t->spare = NULL;
   }
 }
 
 static void make_key(void) { pthread_key_create(&thread_key, thread_gone); }
 
 /* This thread now keeps something: have it freed at the thread's end. */
-static void keeps(void) {
-  static __thread int armed;
-  if (armed)
+static void keeps(struct cthread *t) {
+  if (t->armed)
     return;
-  armed = 1;
+  t->armed = 1;
   pthread_once(&key_once, make_key);
-  pthread_setspecific(thread_key, &armed);
+  pthread_setspecific(thread_key, t);
 }
 
-static void defer(const struct obs_event *e) {
-  keeps();
-  if (deferred.n == deferred.cap) {
-    int nc = deferred.cap ? deferred.cap * 2 : 8;
-    struct pending *v = realloc(deferred.v, (size_t)nc * sizeof *v);
+static void defer(struct cthread *t, const struct obs_event *e) {
+  keeps(t);
+  if (t->deferred.n == t->deferred.cap) {
+    int nc = t->deferred.cap ? t->deferred.cap * 2 : 8;
+    struct pending *v = realloc(t->deferred.v, (size_t)nc * sizeof *v);
     if (!v)
       return;
-    deferred.v = v;
-    deferred.cap = nc;
+    t->deferred.v = v;
+    t->deferred.cap = nc;
   }
-  deferred.v[deferred.n++] =
+  t->deferred.v[t->deferred.n++] =
       (struct pending){e->point, e->device, e->hst, e->tgt, (uintptr_t)e->size,
                        e->var};
 }
@@ -92,13 +98,49 @@ static int where_line(const char *w) {
   return last_line;
 }
 
-static void region_begin(struct obs_event *e) {
-  struct cregion *r = spare_region;
-  spare_region = NULL;
+/* check_where and check_intern of the last source location and kernel
+ * name (interned by their address: the same answer for the same
+ * pointer), for a loop of launches.  Caller holds check_lock. */
+static const char *where_of(const ident_t *loc) {
+  static const ident_t *last;
+  static const char *where;
+  if (loc != last || !where) {
+    where = check_where(loc);
+    last = loc;
+  }
+  return where;
+}
+
+static const char *kernel_name(const char *kernel) {
+  static const char *last, *name;
+  if (kernel != last || !name) {
+    name = check_intern(kernel);
+    last = kernel;
+  }
+  return name;
+}
+
+/* memset (R, 0, sizeof *R) in 16-byte stores: GCC's `rep stos` for it
+ * was a twentieth of the empty launch under --check. */
+__attribute__((optimize("no-tree-loop-distribute-patterns")))
+static void clear_region(struct cregion *r) {
+  typedef uint64_t v2u64 __attribute__((vector_size(16)));
+  const v2u64 zero = {0, 0};
+  char *p = (char *)r;
+  size_t i = 0;
+  for (; i + 16 <= sizeof *r; i += 16)
+    memcpy(p + i, &zero, 16);
+  for (; i < sizeof *r; i++)
+    p[i] = 0;
+}
+
+static void region_begin(struct cthread *t, struct obs_event *e) {
+  struct cregion *r = t->spare;
+  t->spare = NULL;
   if (r) {
     struct cuse *uses = r->uses;
     int cap = r->capuses;
-    memset(r, 0, sizeof *r);
+    clear_region(r);
     r->uses = uses;
     r->capuses = cap;
   } else if (!(r = calloc(1, sizeof *r))) {
@@ -107,22 +149,22 @@ static void region_begin(struct obs_event *e) {
   r->kind = e->rkind;
   r->nowait = e->nowait;
   r->dev = e->device;
-  r->where = check_where(e->loc);
+  r->where = where_of(e->loc);
   const char *kw;
   if (!where_line(r->where) && e->rkind == OBS_R_TARGET && e->kernel &&
       (kw = check_where_kernel(e->kernel)))
     r->where = kw;
   r->line = where_line(r->where);
-  check_set_region(r);
+  t->region = r;
   if (check_cfg.check) {
     hostptr_region_begin();
     race_region_begin(r);
   }
 }
 
-static void copy_to(int32_t dev, uintptr_t hst, uintptr_t tgt, uintptr_t size,
-                    const char *var) {
-  struct cregion *r = check_region();
+static void copy_to(struct cthread *t, int32_t dev, uintptr_t hst,
+                    uintptr_t tgt, uintptr_t size, const char *var) {
+  struct cregion *r = t->region;
   struct cblock *b = cb_find_range(dev, tgt, size ? size : 1);
   if (!b)
     return;
@@ -162,9 +204,9 @@ static void copy_to(int32_t dev, uintptr_t hst, uintptr_t tgt, uintptr_t size,
     data_global_synced(b);
 }
 
-static void copy_from(int32_t dev, uintptr_t hst, uintptr_t tgt,
-                      uintptr_t size, const char *var) {
-  struct cregion *r = check_region();
+static void copy_from(struct cthread *t, int32_t dev, uintptr_t hst,
+                      uintptr_t tgt, uintptr_t size, const char *var) {
+  struct cregion *r = t->region;
   struct cblock *b = cb_find_range(dev, tgt, size ? size : 1);
   if (b && check_cfg.check)
     race_data_copy(r, b, hst, tgt, size, OMP_TGT_MAPTYPE_FROM);
@@ -206,25 +248,25 @@ static void kernel_done(struct cregion *r) {
 }
 
 /* The queue completed: what waited for it, in order. */
-static void run_deferred(void) {
-  if (deferred.kernel) {
-    deferred.kernel = 0;
-    kernel_done(check_region());
+static void run_deferred(struct cthread *t) {
+  if (t->deferred.kernel) {
+    t->deferred.kernel = 0;
+    kernel_done(t->region);
   }
-  for (int i = 0; i < deferred.n; i++) {
-    struct pending *p = &deferred.v[i];
+  for (int i = 0; i < t->deferred.n; i++) {
+    struct pending *p = &t->deferred.v[i];
     if (p->point == OBS_COPY_TO)
-      copy_to(p->dev, p->hst, p->tgt, p->size, p->var);
+      copy_to(t, p->dev, p->hst, p->tgt, p->size, p->var);
     else
-      copy_from(p->dev, p->hst, p->tgt, p->size, p->var);
+      copy_from(t, p->dev, p->hst, p->tgt, p->size, p->var);
   }
-  deferred.n = 0;
+  t->deferred.n = 0;
 }
 
-static void region_end(void) {
-  struct cregion *r = check_region();
-  run_deferred();
-  check_set_region(NULL);
+static void region_end(struct cthread *t) {
+  struct cregion *r = t->region;
+  run_deferred(t);
+  t->region = NULL;
   if (!r)
     return;
   int in_batch = r->in_batch;
@@ -240,20 +282,20 @@ static void region_end(void) {
     free(r->watched);
     r->watched = NULL;
     r->nwatched = 0;
-    if (spare_region) {
-      free(spare_region->uses);
-      free(spare_region);
+    if (t->spare) {
+      free(t->spare->uses);
+      free(t->spare);
     }
-    keeps();
-    spare_region = r; /* the thread's next construct record */
+    keeps(t);
+    t->spare = r; /* the thread's next construct record */
   }
 }
 
-static void kernel_begin(struct obs_event *e) {
-  struct cregion *r = check_region();
+static void kernel_begin(struct cthread *t, struct obs_event *e) {
+  struct cregion *r = t->region;
   if (!r)
     return;
-  r->kernel = check_intern(e->kernel);
+  r->kernel = kernel_name(e->kernel);
   if (check_cfg.check) {
     hostptr_kernel_args(e, r->where);
     data_globals_check(r, e->device);
@@ -265,8 +307,8 @@ static void kernel_begin(struct obs_event *e) {
     report_kernel(e);
 }
 
-static void on_alloc(const struct obs_event *e) {
-  struct cregion *r = check_region();
+static void on_alloc(struct cthread *t, const struct obs_event *e) {
+  struct cregion *r = t->region;
   struct cblock *b =
       cb_add(e->device, e->tgt, (uintptr_t)e->size,
              !r ? CB_API : r->kind == OBS_R_TARGET ? CB_PRIVATE : CB_RAW);
@@ -276,8 +318,9 @@ static void on_alloc(const struct obs_event *e) {
   }
 }
 
-static void on_free(const struct obs_event *e, enum obs_phase ph) {
-  struct cregion *r = check_region();
+static void on_free(struct cthread *t, const struct obs_event *e,
+                    enum obs_phase ph) {
+  struct cregion *r = t->region;
   struct cblock *b = cb_find(e->device, e->tgt);
   if (!b || b->tgt != e->tgt)
     return;
@@ -304,8 +347,8 @@ static int link_pointer(const char *name) {
   return n > s && strcmp(name + n - s, suffix) == 0;
 }
 
-static void on_map(const struct obs_event *e) {
-  struct cregion *r = check_region();
+static void on_map(struct cthread *t, const struct obs_event *e) {
+  struct cregion *r = t->region;
   if (e->decision == OBS_MAP_ABSENT) {
     if (check_cfg.check)
       data_update_absent(r, e);
@@ -359,7 +402,8 @@ static void on_map(const struct obs_event *e) {
 }
 
 /* 1 for the phases on_event does nothing with (no lock taken then). */
-static int idle_phase(const struct obs_event *e, enum obs_phase ph) {
+static int idle_phase(const struct cthread *t, const struct obs_event *e,
+                      enum obs_phase ph) {
   int end_ok = ph == OBS_PH_END && e->result == 0;
   switch (e->point) {
   case OBS_ALLOC:
@@ -368,7 +412,7 @@ static int idle_phase(const struct obs_event *e, enum obs_phase ph) {
   case OBS_COPY_FROM:
     return !end_ok;
   case OBS_WAIT: /* the work it completes is this thread's (deferred) */
-    return ph != OBS_PH_END || (!deferred.n && !deferred.kernel);
+    return ph != OBS_PH_END || (!t->deferred.n && !t->deferred.kernel);
   case OBS_MAP: /* on_map looks at no other decision */
     return e->decision != OBS_MAP_NEW && e->decision != OBS_MAP_EXISTS &&
            e->decision != OBS_MAP_DECREMENT && e->decision != OBS_MAP_ABSENT &&
@@ -380,55 +424,58 @@ static int idle_phase(const struct obs_event *e, enum obs_phase ph) {
 
 static int on_event(struct obs_event *e, enum obs_phase ph) {
   if (ph == OBS_PH_BEGIN && e->point == OBS_COPY_FROM)
-    return check_cfg.check && heap_copy_back_past(e); /* may refuse it */
-  if (idle_phase(e, ph))
+    return check_cfg.check && heap_copy_back_past(e, th.region); /* may refuse it */
+  struct cthread *t = &th;
+  /* GCC would look the address up again after each call. */
+  __asm__("" : "+r"(t));
+  if (idle_phase(t, e, ph))
     return 0;
-  pthread_mutex_lock(&check_lock);
+  check_lock_take();
   int ok = ph != OBS_PH_END || e->result == 0;
   switch (e->point) {
   case OBS_REGION:
     if (ph == OBS_PH_BEGIN)
-      region_begin(e);
+      region_begin(t, e);
     else
-      region_end();
+      region_end(t);
     break;
   case OBS_ALLOC:
     if (ph == OBS_PH_END && ok && e->tgt)
-      on_alloc(e);
+      on_alloc(t, e);
     break;
   case OBS_FREE:
-    on_free(e, ph);
+    on_free(t, e, ph);
     break;
   case OBS_COPY_TO:
   case OBS_COPY_FROM:
     if (ph != OBS_PH_END || !ok)
       break;
     if (e->queued)
-      defer(e);
+      defer(t, e);
     else if (e->point == OBS_COPY_TO)
-      copy_to(e->device, e->hst, e->tgt, (uintptr_t)e->size, e->var);
+      copy_to(t, e->device, e->hst, e->tgt, (uintptr_t)e->size, e->var);
     else
-      copy_from(e->device, e->hst, e->tgt, (uintptr_t)e->size, e->var);
+      copy_from(t, e->device, e->hst, e->tgt, (uintptr_t)e->size, e->var);
     break;
   case OBS_KERNEL:
     if (ph == OBS_PH_BEGIN)
-      kernel_begin(e);
+      kernel_begin(t, e);
     else if (ok && e->queued)
-      deferred.kernel = 1;
+      t->deferred.kernel = 1;
     else if (ok)
-      kernel_done(check_region());
+      kernel_done(t->region);
     break;
   case OBS_WAIT:
     if (ph == OBS_PH_END)
-      run_deferred();
+      run_deferred(t);
     break;
   case OBS_MAP:
-    on_map(e);
+    on_map(t, e);
     break;
   default:
     break;
   }
-  pthread_mutex_unlock(&check_lock);
+  check_lock_give();
   return 0;
 }
 
@@ -463,12 +510,12 @@ static void summary(int status) {
 /* At exit (obs_exit, before exit_status below) the report; on an abort
  * the summary too. */
 static void finish(int fatal) {
-  pthread_mutex_lock(&check_lock);
+  check_lock_take();
   if (check_cfg.check)
     data_globals_flush();
   if (check_cfg.report)
     report_print();
-  pthread_mutex_unlock(&check_lock);
+  check_lock_give();
   if (check_cfg.check && fatal)
     summary(-1);
 }
@@ -525,6 +572,7 @@ void obs_check_setup(void) {
   ompemu_env_bool("OMPEMU_REPORT", 0, &check_cfg.report);
   if (!check_cfg.check && !check_cfg.report)
     return;
+  check_lock_setup();
   if (check_cfg.check) {
     check_cfg.report = 1;
     ompemu_env_int("OMPEMU_CHECK_EXIT", 99, 1, 255, &v);

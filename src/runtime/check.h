@@ -10,10 +10,11 @@
  *   check_hostptr.c  host pointers reaching device code: host aliases
  *   check_report.c   redundant transfers, round trips, unused allocations
  *   check_util.c     findings, names of variables and constructs, hashing,
- *                    device memory access through the plugin, the
- *                    thread's current construct
+ *                    device memory access through the plugin, a
+ *                    construct's uses
  *   check_blocks.c   the table of device blocks (live and freed)
  *   check_heap.c     host heap blocks: map sections that run past them
+ *   check_lock.c     check_lock, biased to the one thread that checks
  * check_describe.c exports ompemu_describe_device_addr (for the emu
  * plugin's fault handler); check_api.c (omp_target_alloc'd blocks, used by
  * device_memory.c in every mode) stands apart.
@@ -48,7 +49,17 @@ struct check_config {
                         waits for others (default 50) */
 };
 RT_HIDDEN extern struct check_config check_cfg;
+/* The lock (check_lock.c): check_lock_take / check_lock_give around every
+ * use of the checker's state; check_lock_mutex, by the holder, before it
+ * waits on a condition variable with check_lock (the lock is then that
+ * mutex); check_lock_try, from a fault handler: 0 or EBUSY.  Only these
+ * take or give check_lock. */
 RT_HIDDEN extern pthread_mutex_t check_lock;
+RT_HIDDEN void check_lock_setup(void);
+RT_HIDDEN void check_lock_take(void);
+RT_HIDDEN void check_lock_give(void);
+RT_HIDDEN void check_lock_mutex(void);
+RT_HIDDEN int check_lock_try(void);
 
 /* ---- device blocks (check_blocks.c) ---- */
 
@@ -224,8 +235,8 @@ RT_HIDDEN int check_dev_watch(int32_t dev, uintptr_t tgt, size_t n, int on,
 RT_HIDDEN uintptr_t check_dev_alias(int32_t dev, uintptr_t host,
                                     const char *desc);
 
-/* ---- per construct (check_util.c keeps the thread's current one; check.c
- * creates them; the files of the concerns fill them) ---- */
+/* ---- per construct (check.c creates them and keeps the thread's current
+ * one; the files of the concerns fill them) ---- */
 
 struct cuse { /* a mapping a construct used */
   uintptr_t hst, size, tgt;
@@ -267,9 +278,6 @@ struct cregion {
   int nwatched;
 };
 
-/* The construct this thread is in (NULL outside constructs). */
-RT_HIDDEN struct cregion *check_region(void);
-RT_HIDDEN void check_set_region(struct cregion *r);
 /* Record that R used [HST, HST+SIZE) at TGT; the entry, or NULL. */
 RT_HIDDEN struct cuse *check_region_use(struct cregion *r, uintptr_t hst,
                                         uintptr_t size, uintptr_t tgt,
@@ -325,8 +333,9 @@ RT_HIDDEN void heap_map_section(struct cregion *r, const struct obs_event *e);
 /* A copy to the host (OBS_COPY_FROM at its begin, check_lock not held)
  * that starts at a host heap block and would write past its end:
  * reported, and 1 (the copy is refused: it would overwrite other heap
- * data). */
-RT_HIDDEN int heap_copy_back_past(const struct obs_event *e);
+ * data).  R: the construct it is in, or NULL. */
+RT_HIDDEN int heap_copy_back_past(const struct obs_event *e,
+                                  struct cregion *r);
 
 /* check_race.c */
 RT_HIDDEN void race_region_begin(struct cregion *r);

@@ -240,13 +240,23 @@ struct cblock *cb_find_freed(int32_t dev, uintptr_t tgt) {
   return NULL;
 }
 
+/* The expected bytes of the block freed last, kept for the next block of
+ * its size (a launch loop maps a block of the same size each time: one
+ * malloc and free of its size fewer per launch). */
+static unsigned char *spare_expect;
+static uintptr_t spare_expect_size;
+
 static void release(struct cblock *b) {
   while (b->edges) {
     struct cedge *n = b->edges->next;
     free(b->edges);
     b->edges = n;
   }
-  free(b->expect);
+  if (b->expect) {
+    free(spare_expect);
+    spare_expect = b->expect;
+    spare_expect_size = b->size;
+  }
   b->expect = NULL;
   free(b->ptrmap);
   b->ptrmap = NULL;
@@ -355,8 +365,16 @@ void cb_link(struct cblock *b, uintptr_t to) {
 }
 
 unsigned char *cb_expect(struct cblock *b, int whole) {
-  if (!b->expect && b->size) /* zeros where no copy wrote yet */
+  if (b->expect || !b->size)
+    return b->expect;
+  if (spare_expect && spare_expect_size == b->size) {
+    b->expect = spare_expect;
+    spare_expect = NULL;
+    if (!whole) /* zeros where no copy wrote yet */
+      memset(b->expect, 0, b->size);
+  } else {
     b->expect = whole ? malloc(b->size) : calloc(1, b->size);
+  }
   return b->expect;
 }
 

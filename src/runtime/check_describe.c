@@ -103,9 +103,9 @@ RT_EXPORT int ompemu_describe_device_addr(const void *addr, char *buf,
   if (check_cfg.check) {
     /* Another thread may be in the middle of an event: a little patience. */
     for (int tries = 0; tries < 200; tries++) {
-      if (pthread_mutex_trylock(&check_lock) == 0) {
+      if (check_lock_try() == 0) {
         rc = from_blocks((uintptr_t)addr, buf, len);
-        pthread_mutex_unlock(&check_lock);
+        check_lock_give();
         break;
       }
       struct timespec ms = {0, 1000000};

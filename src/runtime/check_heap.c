@@ -169,17 +169,16 @@ void heap_map_section(struct cregion *r, const struct obs_event *e) {
                 (unsigned long)usable, (unsigned long)(size - usable), what);
 }
 
-int heap_copy_back_past(const struct obs_event *e) {
+int heap_copy_back_past(const struct obs_event *e, struct cregion *r) {
   uintptr_t size = (uintptr_t)e->size;
   if (!e->hst || !size)
     return 0;
-  pthread_mutex_lock(&check_lock);
+  check_lock_take();
   uintptr_t usable = past_block(e);
   if (!usable) {
-    pthread_mutex_unlock(&check_lock);
+    check_lock_give();
     return 0;
   }
-  struct cregion *r = check_region();
   char v[400];
   check_finding("copy to the host past the end of host memory: %s at the %s "
                 "at %s would write %lu bytes into a heap block (from malloc) "
@@ -193,6 +192,6 @@ int heap_copy_back_past(const struct obs_event *e) {
   struct cblock *b = cb_find(e->device, e->tgt);
   if (b)
     b->lost_reported = 1;
-  pthread_mutex_unlock(&check_lock);
+  check_lock_give();
   return 1;
 }

@@ -88,6 +88,8 @@ int check_ompt_hold(const struct timespec *until) {
   pthread_once(&cv_once, cv_init);
   struct timespec end = *until;
   int extended = 0;
+  if (!quiet())
+    check_lock_mutex();
   while (!quiet())
     if (pthread_cond_timedwait(&hold_cv, &check_lock, &end) == ETIMEDOUT) {
       if (extended || !deps_known || launchers || !unarrived_free)
@@ -134,7 +136,7 @@ static void task_create(ompt_data_t *parent, const void *frame,
    * ompt_task_target only. */
   if (!task || !(flags & (TASK_EXPLICIT | TASK_TARGET)))
     return;
-  pthread_mutex_lock(&check_lock);
+  check_lock_take();
   task->value = T_CREATED;
   unarrived++;
   unarrived_free++;
@@ -142,17 +144,17 @@ static void task_create(ompt_data_t *parent, const void *frame,
     launched = 1;
     launchers++;
   }
-  pthread_mutex_unlock(&check_lock);
+  check_lock_give();
 }
 
 static void task_schedule(ompt_data_t *prior, int status, ompt_data_t *next) {
-  pthread_mutex_lock(&check_lock);
+  check_lock_take();
   if (prior && status == TASK_COMPLETE)
     settle(prior, 0);
   current = next;
   if (quiet())
     wake();
-  pthread_mutex_unlock(&check_lock);
+  check_lock_give();
 }
 
 /* libomp reports a task's dependences just after its creation. */
@@ -160,12 +162,12 @@ static void dependences(ompt_data_t *task, const void *deps, int ndeps) {
   (void)deps;
   if (!task || ndeps <= 0)
     return;
-  pthread_mutex_lock(&check_lock);
+  check_lock_take();
   if (task->value == T_CREATED) {
     task->value = T_CREATED_DEPS;
     unarrived_free--;
   }
-  pthread_mutex_unlock(&check_lock);
+  check_lock_give();
 }
 
 static void sync_wait(int kind, int endpoint, ompt_data_t *parallel,
@@ -173,12 +175,12 @@ static void sync_wait(int kind, int endpoint, ompt_data_t *parallel,
   (void)kind, (void)parallel, (void)task, (void)ra;
   if (endpoint != SCOPE_BEGIN || !launched)
     return;
-  pthread_mutex_lock(&check_lock);
+  check_lock_take();
   launched = 0;
   launchers--;
   if (quiet())
     wake();
-  pthread_mutex_unlock(&check_lock);
+  check_lock_give();
 }
 
 static int init(ompt_function_lookup_t lookup, int dev, ompt_data_t *data) {

@@ -109,6 +109,8 @@ static struct cregion *turn(void) {
 /* Wait (releasing check_lock) until it is R's turn. */
 static void wait_turn(struct cregion *r) {
   struct timespec limit = after_ms(TURN_LIMIT_S * 1000);
+  if (turn() && turn() != r)
+    check_lock_mutex();
   while (turn() && turn() != r)
     if (pthread_cond_timedwait(&turn_cv, &check_lock, &limit) == ETIMEDOUT) {
       ompemu_warning("ompemu", "check: the nowait region at %s waited %d s "

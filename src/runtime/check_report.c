@@ -71,9 +71,33 @@ static unsigned long long bytes_to, bytes_from;
 static unsigned long copies_to, copies_from;
 static uint64_t epoch;
 
+/* A slot of a table of CAP from a few words (a multiply-xorshift each:
+ * check_hash's set-up for whole chunks costs more than such a key). */
+static size_t key_slot(const uint64_t *k, int n, size_t cap) {
+  uint64_t h = 0x9e3779b97f4a7c15ull;
+  for (int i = 0; i < n; i++) {
+    h = (h ^ k[i]) * 0xff51afd7ed558ccdull;
+    h ^= h >> 32;
+  }
+  return h % cap;
+}
+
 static size_t hslot(int32_t dev, uintptr_t hst, uintptr_t size, size_t cap) {
   uint64_t k[3] = {hst, size, (uint64_t)dev};
-  return check_hash(k, sizeof k) % cap;
+  return key_slot(k, 3, cap);
+}
+
+/* Whether VAR names the variable (flang's "unknown" does not); the last
+ * answer is kept (names are interned: the same pointer each time). */
+static int named(const char *var) {
+  static const char *last;
+  static int last_named;
+  if (var != last) {
+    char ex[16];
+    last_named = var && (var[0] != ';' || map_name_expr(var, ex, sizeof ex));
+    last = var;
+  }
+  return last_named;
 }
 
 static struct hist *history(int32_t dev, uintptr_t hst, uintptr_t size) {
@@ -111,10 +135,8 @@ static void add_line(enum rclass c, const char *var, uintptr_t hst,
                      uintptr_t size, const char *where, uintptr_t bytes) {
   total_bytes[c] += bytes;
   total_count[c]++;
-  char ex[16];
-  /* a name: the same line whatever the host range (flang's "unknown" is
-   * no name) */
-  if (var && (var[0] != ';' || map_name_expr(var, ex, sizeof ex)))
+  /* a name: the same line whatever the host range */
+  if (named(var))
     hst = size = 0;
   if (!line_slot) {
     lines = calloc(MAX_LINES, sizeof *lines);
@@ -129,7 +151,7 @@ static void add_line(enum rclass c, const char *var, uintptr_t hst,
     memset(line_slot, 0xff, LINE_SLOTS * sizeof *line_slot);
   }
   uint64_t k[5] = {(uint64_t)c, (uintptr_t)var, hst, size, (uintptr_t)where};
-  size_t j = check_hash(k, sizeof k) % LINE_SLOTS;
+  size_t j = key_slot(k, 5, LINE_SLOTS);
   for (; line_slot[j] >= 0; j = (j + 1) % LINE_SLOTS) {
     struct line *l = &lines[line_slot[j]];
     if (l->cls == c && l->var == var && l->hst == hst && l->size == size &&

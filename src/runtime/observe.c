@@ -31,20 +31,22 @@ static _Atomic int finished;
 /* Per thread: the construct it is in, the variable its next ALLOC or COPY
  * is for, the operation in progress (for the plugin's QUEUED event), the
  * last kernel left on a queue (for the WAIT that completes it). */
-static __thread struct obs_event *cur_region;
-static __thread const char *next_var;
-static __thread uintptr_t next_hst;
-static __thread int64_t next_size;
-static __thread uint64_t cur_op;
-static __thread uint64_t pending_kernel;
-static __thread uint64_t thread_seq, thread_ids;
-static __thread struct {
-  void **args;
-  ptrdiff_t *offs;
-  int32_t n;
-  const struct rt_args *maps;
-  const int *argpos;
-} next_kernel;
+static __thread struct obs_tl {
+  struct obs_event *cur_region;
+  const char *next_var;
+  uintptr_t next_hst;
+  int64_t next_size;
+  uint64_t cur_op;
+  uint64_t pending_kernel;
+  uint64_t thread_seq, thread_ids;
+  struct {
+    void **args;
+    ptrdiff_t *offs;
+    int32_t n;
+    const struct rt_args *maps;
+    const int *argpos;
+  } next_kernel;
+} tl; /* one struct: one __tls_get_addr per function, not one per variable */
 static _Atomic uint64_t nthreads;
 
 static struct {
@@ -72,16 +74,26 @@ int64_t obs_now(void) {
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* This thread's struct, looked up once by the caller (GCC would call
+ * __tls_get_addr again after each call). */
+static inline struct obs_tl *me(void) {
+  struct obs_tl *t = &tl;
+  __asm__("" : "+r"(t));
+  return t;
+}
+
 /* Ids: the thread's number (in the order threads first ask) in the high
  * bits, its own count in the low ones, so a thread's ids are the same in
  * every run whatever the other threads do. */
-uint64_t obs_new_id(void) {
-  if (!thread_seq)
-    thread_seq = atomic_fetch_add(&nthreads, 1) + 1;
-  return thread_seq << 40 | ++thread_ids;
+static uint64_t new_id(struct obs_tl *t) {
+  if (!t->thread_seq)
+    t->thread_seq = atomic_fetch_add(&nthreads, 1) + 1;
+  return t->thread_seq << 40 | ++t->thread_ids;
 }
 
-uint64_t obs_current_op(void) { return cur_op; }
+uint64_t obs_new_id(void) { return new_id(me()); }
+
+uint64_t obs_current_op(void) { return tl.cur_op; }
 
 /* Hand E to every observer of its point; at BEGIN stop at a veto, giving
  * those already called an END with result -1.  1 if vetoed. */
@@ -105,104 +117,124 @@ static int dispatch(struct obs_event *e, enum obs_phase ph) {
 }
 
 /* The fields every event has. */
-static void fill(struct obs_event *e, enum obs_point p, struct rt_device *d) {
+static void fill(struct obs_tl *t, struct obs_event *e, enum obs_point p,
+                 struct rt_device *d) {
   e->point = p;
   e->device = d ? d->id : -1;
-  e->id = obs_new_id();
+  e->id = new_id(t);
   e->result = 0;
   e->vetoed = 0;
-  e->region = cur_region;
+  e->region = t->cur_region;
   e->note = NULL;
   e->ompt_op = 0;
   e->t0 = e->t1 = timed ? obs_now() : 0;
 }
 
-int obs_begin(struct obs_event *e, enum obs_point p, struct rt_device *d) {
-  fill(e, p, d);
+static int begin(struct obs_tl *t, struct obs_event *e, enum obs_point p,
+                 struct rt_device *d) {
+  fill(t, e, p, d);
   return dispatch(e, OBS_PH_BEGIN);
 }
 
-void obs_end(struct obs_event *e, int result) {
+int obs_begin(struct obs_event *e, enum obs_point p, struct rt_device *d) {
+  return begin(me(), e, p, d);
+}
+
+static void end(struct obs_tl *t, struct obs_event *e, int result) {
   if (e->vetoed)
     return; /* its observers had their end at the veto */
   if (timed)
     e->t1 = obs_now();
   e->result = result ? -1 : 0;
   if (e->point == OBS_COPY_TO || e->point == OBS_COPY_FROM)
-    cur_op = 0;
+    t->cur_op = 0;
   dispatch(e, OBS_PH_END);
 }
 
+void obs_end(struct obs_event *e, int result) {
+  if (e->point == OBS_COPY_TO || e->point == OBS_COPY_FROM)
+    end(me(), e, result);
+  else
+    end(NULL, e, result); /* T is not read */
+}
+
 void obs_instant(struct obs_event *e, enum obs_point p, struct rt_device *d) {
-  fill(e, p, d);
+  fill(me(), e, p, d);
   dispatch(e, OBS_PH_INSTANT);
 }
 
 int obs_region_begin(struct obs_event *e, enum obs_region_kind k,
                      struct rt_device *d, ident_t *loc, int nowait) {
+  struct obs_tl *t = me();
   e->rkind = k;
   e->loc = loc;
   e->nowait = nowait;
-  if (obs_begin(e, OBS_REGION, d))
+  if (begin(t, e, OBS_REGION, d))
     return 1;
-  cur_region = e;
+  t->cur_region = e;
   return 0;
 }
 
 void obs_region_end(struct obs_event *e, int result) {
-  cur_region = (struct obs_event *)e->region;
-  pending_kernel = 0;
-  obs_end(e, result);
+  struct obs_tl *t = me();
+  t->cur_region = (struct obs_event *)e->region;
+  t->pending_kernel = 0;
+  end(t, e, result);
 }
 
 void obs_set_var(const char *var, uintptr_t hst, int64_t size) {
-  next_var = var;
-  next_hst = hst;
-  next_size = size;
+  struct obs_tl *t = me();
+  t->next_var = var;
+  t->next_hst = hst;
+  t->next_size = size;
 }
 
 /* The variable set by OBS_VAR for this operation (then forgotten). */
-static const char *take_var(void) {
-  const char *v = next_var;
-  next_var = NULL;
+static const char *take_var(struct obs_tl *t) {
+  const char *v = t->next_var;
+  t->next_var = NULL;
   return v;
 }
 
 int obs_alloc(struct obs_event *e, struct rt_device *d, int64_t size,
               void *hst) {
+  struct obs_tl *t = me();
   e->size = size;
   e->hst = (uintptr_t)hst;
   e->tgt = 0;
-  e->var = take_var();
-  return obs_begin(e, OBS_ALLOC, d);
+  e->var = take_var(t);
+  return begin(t, e, OBS_ALLOC, d);
 }
 
 int obs_free(struct obs_event *e, struct rt_device *d, void *tgt) {
+  struct obs_tl *t = me();
   e->tgt = (uintptr_t)tgt;
-  e->hst = next_hst;
-  e->size = next_size;
-  next_hst = 0;
-  next_size = 0;
-  e->var = take_var();
-  return obs_begin(e, OBS_FREE, d);
+  e->hst = t->next_hst;
+  e->size = t->next_size;
+  t->next_hst = 0;
+  t->next_size = 0;
+  e->var = take_var(t);
+  return begin(t, e, OBS_FREE, d);
 }
 
 int obs_copy(struct obs_event *e, enum obs_point p, struct rt_device *d,
              const void *hst, const void *tgt, int64_t size) {
+  struct obs_tl *t = me();
   e->hst = (uintptr_t)hst;
   e->tgt = (uintptr_t)tgt;
   e->size = size;
-  e->var = take_var();
+  e->var = take_var(t);
   e->queued = 0;
-  if (obs_begin(e, p, d))
+  if (begin(t, e, p, d))
     return 1;
-  cur_op = e->id;
+  t->cur_op = e->id;
   return 0;
 }
 
 int obs_kernel(struct obs_event *e, struct rt_device *d, const char *name,
                void *entry, int32_t teams, int32_t threads, uint64_t trips,
                int nowait) {
+  struct obs_tl *t = me();
   e->kernel = name;
   e->entry = entry;
   e->teams = teams;
@@ -210,39 +242,42 @@ int obs_kernel(struct obs_event *e, struct rt_device *d, const char *name,
   e->trips = trips;
   e->nowait = nowait;
   e->queued = 0;
-  e->args = next_kernel.args;
-  e->offs = next_kernel.offs;
-  e->nargs = next_kernel.n;
-  e->maps = next_kernel.maps;
-  e->argpos = next_kernel.argpos;
-  memset(&next_kernel, 0, sizeof next_kernel);
-  if (obs_begin(e, OBS_KERNEL, d))
+  e->args = t->next_kernel.args;
+  e->offs = t->next_kernel.offs;
+  e->nargs = t->next_kernel.n;
+  e->maps = t->next_kernel.maps;
+  e->argpos = t->next_kernel.argpos;
+  memset(&t->next_kernel, 0, sizeof t->next_kernel);
+  if (begin(t, e, OBS_KERNEL, d))
     return 1;
-  cur_op = e->id;
+  t->cur_op = e->id;
   return 0;
 }
 
 void obs_set_kernel_args(void **args, ptrdiff_t *offs, int32_t n,
                          const struct rt_args *maps, const int *argpos) {
-  next_kernel.args = args;
-  next_kernel.offs = offs;
-  next_kernel.n = n;
-  next_kernel.maps = maps;
-  next_kernel.argpos = argpos;
+  struct obs_tl *t = me();
+  t->next_kernel.args = args;
+  t->next_kernel.offs = offs;
+  t->next_kernel.n = n;
+  t->next_kernel.maps = maps;
+  t->next_kernel.argpos = argpos;
 }
 
 void obs_kernel_end(struct obs_event *e, int result, int queued) {
-  cur_op = 0;
+  struct obs_tl *t = me();
+  t->cur_op = 0;
   e->queued = queued && result == 0;
   if (e->queued)
-    pending_kernel = e->id;
-  obs_end(e, result);
+    t->pending_kernel = e->id;
+  end(t, e, result);
 }
 
 int obs_wait(struct obs_event *e, struct rt_device *d) {
-  e->completes = pending_kernel;
-  pending_kernel = 0;
-  return obs_begin(e, OBS_WAIT, d);
+  struct obs_tl *t = me();
+  e->completes = t->pending_kernel;
+  t->pending_kernel = 0;
+  return begin(t, e, OBS_WAIT, d);
 }
 
 void obs_map(struct rt_device *d, enum obs_map_decision what, uintptr_t hst,
@@ -361,7 +396,7 @@ RT_EXPORT uint64_t ompemu_event_sink(const struct ompemu_devev *ev) {
   if (!obs_mask || !ev || ev->size < sizeof *ev)
     return 0;
   if (ev->kind == OMPEMU_DEVEV_QUEUED)
-    return cur_op;
+    return tl.cur_op;
   uintptr_t t = (uintptr_t)ev->tag;
   if (t < 1 || t > (uintptr_t)ntags)
     return 0;

@@ -26,7 +26,7 @@ obs_test_sources = src/runtime/observe.c src/runtime/observers.c \
 	src/runtime/summary.c src/runtime/ompt.c src/runtime/check.c \
 	src/runtime/check_race.c src/runtime/check_ompt.c src/runtime/check_data.c \
 	src/runtime/check_hostptr.c src/runtime/check_report.c \
-	src/runtime/check_util.c src/runtime/check_blocks.c \
+	src/runtime/check_util.c src/runtime/check_lock.c src/runtime/check_blocks.c \
 	src/runtime/check_heap.c
 
 # The core with its registration door, the data path stubbed.  Exported
@@ -112,7 +112,7 @@ tests_unit_test_observe_LDADD = $(data_test_ldadd)
 tests_unit_test_check_SOURCES = tests/unit/test_check.c $(data_test_sources) \
 	src/runtime/check.c src/runtime/check_race.c src/runtime/check_ompt.c src/runtime/check_data.c \
 	src/runtime/check_hostptr.c src/runtime/check_report.c \
-	src/runtime/check_util.c src/runtime/check_blocks.c \
+	src/runtime/check_util.c src/runtime/check_lock.c src/runtime/check_blocks.c \
 	src/runtime/check_heap.c
 tests_unit_test_check_CPPFLAGS = $(data_test_cppflags)
 tests_unit_test_check_CFLAGS = $(data_test_cflags)

@@ -17,8 +17,12 @@
 #include <cmocka.h>
 
 #include <ompemu/omptarget.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static double arr[16];
 static const char *arr_name = ";arr;t.c;5;9;;";
@@ -239,6 +243,69 @@ static void test_api(void **state) {
   assert_int_equal(ompemu_error_count(), errors + 2);
 }
 
+/* check_lock: the thread that took it first takes it without the mutex
+ * (the tests above ran on this thread); a second thread, started while
+ * it counts, ends that at once and for all, and no increment is lost;
+ * while a thread holds it, check_lock_try elsewhere fails; a holder can
+ * wait on a condition variable with it. */
+enum { LOCK_ROUNDS = 200000 };
+static volatile unsigned long locked_count;
+
+static void count_under_lock(void) {
+  check_lock_take();
+  unsigned long v = locked_count;
+  for (volatile int spin = 0; spin < 50; spin++)
+    ;
+  locked_count = v + 1;
+  check_lock_give();
+}
+
+static void *lock_other(void *arg) {
+  (void)arg;
+  for (int i = 0; i < LOCK_ROUNDS; i++)
+    count_under_lock();
+  return NULL;
+}
+
+static void *lock_try_other(void *arg) {
+  (void)arg;
+  int rc = check_lock_try();
+  if (rc == 0)
+    check_lock_give();
+  return (void *)(intptr_t)rc;
+}
+
+static void test_lock(void **state) {
+  (void)state;
+  pthread_t t;
+  void *rc;
+  locked_count = 0;
+  for (int i = 0; i < LOCK_ROUNDS; i++) {
+    if (i == LOCK_ROUNDS / 100)
+      assert_int_equal(pthread_create(&t, NULL, lock_other, NULL), 0);
+    count_under_lock();
+  }
+  assert_int_equal(pthread_join(t, NULL), 0);
+  assert_int_equal(locked_count, 2 * LOCK_ROUNDS);
+  check_lock_take();
+  assert_int_equal(pthread_create(&t, NULL, lock_try_other, NULL), 0);
+  assert_int_equal(pthread_join(t, &rc), 0);
+  assert_int_equal((intptr_t)rc, EBUSY);
+  check_lock_give();
+  /* The mutex now, for everyone: a timed wait works with it. */
+  pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  check_lock_take();
+  check_lock_mutex();
+  assert_int_equal(pthread_cond_timedwait(&cv, &check_lock, &until),
+                   ETIMEDOUT);
+  check_lock_give();
+  assert_int_equal(pthread_create(&t, NULL, lock_try_other, NULL), 0);
+  assert_int_equal(pthread_join(t, &rc), 0);
+  assert_int_equal((intptr_t)rc, 0);
+}
+
 int main(void) {
   /* The observer with its report; the checks on by hand (obs_check_setup
    * with OMPEMU_CHECK would end this process with status 99). */
@@ -253,6 +320,7 @@ int main(void) {
       cmocka_unit_test_setup(test_extra_reference, setup),
       cmocka_unit_test_setup(test_update_unmapped, setup),
       cmocka_unit_test_setup(test_api, setup),
+      cmocka_unit_test(test_lock),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

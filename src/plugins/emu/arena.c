@@ -217,6 +217,8 @@ static int quar_release_one(struct emu_arena *a) {
   struct anode *n = fifo_pop(&a->quar);
   if (!n)
     return -1;
+  if (arena_is_check(a) && arena_body_len(n) <= EMU_CHECK_KEEP_MAX)
+    a->quar_kept -= arena_body_len(n);
   if (!arena_is_check(a)) {
     /* OMPEMU_QUARANTINE: the pages come back readable, poisoned. */
     mprotect((void *)n->key, n->len, PROT_READ | PROT_WRITE);
@@ -230,6 +232,23 @@ static int quar_release_one(struct emu_arena *a) {
    * opens them ahead of itself (make_accessible, with guard markers). */
   free_block(a, n, FREE_DIRTY);
   return 0;
+}
+
+/* Check mode: the quarantine bounded.  By count, as each quarantined
+ * block may keep a mapping of its own; by the bytes of the pages small
+ * blocks keep, so that a loop that frees small blocks reuses pages still
+ * in the cache and faulted in, not fresh ones (the first
+ * EMU_CHECK_QUARANTINE_KEPT bytes of a run are fresh pages).  Given back
+ * EMU_CHECK_RELEASE_BATCH at a time, so that blocks of one layout freed in
+ * a row come back as one free extent, which one mprotect opens
+ * (make_accessible). */
+static void quar_bound(struct emu_arena *a) {
+  if (a->quar.n >= EMU_CHECK_QUARANTINE_MAX + EMU_CHECK_RELEASE_BATCH)
+    while (a->quar.n > EMU_CHECK_QUARANTINE_MAX)
+      quar_release_one(a);
+  if (a->quar_kept >= EMU_CHECK_QUARANTINE_KEPT + EMU_CHECK_RELEASE_BATCH * PAGE)
+    while (a->quar_kept > EMU_CHECK_QUARANTINE_KEPT)
+      quar_release_one(a);
 }
 
 /* Give the oldest cooling block back to FREE.  0 if one was. */
@@ -450,8 +469,8 @@ static struct layout layout_of(const struct emu_arena *a, size_t size) {
  * back), up to EMU_CHECK_REOPEN bytes, and remembers them (OPEN): their
  * guard pages keep their markers, so the blocks allocated there next, in
  * the same layout, need no call.  Those pages stay read-write, holding
- * the poison, until allocated: their blocks were freed at least
- * EMU_CHECK_QUARANTINE_MAX frees before. */
+ * the poison, until allocated: their blocks left the quarantine
+ * (quar_bound). */
 static int make_accessible(struct emu_arena *a, uintptr_t p, uintptr_t fend,
                            const struct layout *l, size_t *clean) {
   int guard_rw = 0;
@@ -683,13 +702,9 @@ int arena_free(struct emu_arena *a, void *ptr) {
                   -1, 0) == MAP_FAILED)
       arena_fill(a, n->key, body, 1); /* at least poisoned */
     fifo_push(&a->quar, n);
-    /* Bounded: each quarantined block may keep a mapping of its own.
-     * Given back EMU_CHECK_RELEASE_BATCH at a time, so that blocks of one
-     * layout freed in a row come back as one free extent, which one
-     * mprotect opens (make_accessible). */
-    if (a->quar.n >= EMU_CHECK_QUARANTINE_MAX + EMU_CHECK_RELEASE_BATCH)
-      while (a->quar.n > EMU_CHECK_QUARANTINE_MAX)
-        quar_release_one(a);
+    if (body <= EMU_CHECK_KEEP_MAX)
+      a->quar_kept += body;
+    quar_bound(a);
   } else if (a->quarantine && n->key % PAGE == 0 && n->len % PAGE == 0) {
     arena_fill(a, n->key, n->len, lazy_asan(a));
     mprotect((void *)n->key, n->len, PROT_NONE);

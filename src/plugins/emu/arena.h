@@ -33,6 +33,10 @@
  * EMU_CHECK_RELEASE_BATCH, at most (oldest go first, that many at a
  * time). */
 #define EMU_CHECK_QUARANTINE_MAX 4096
+/* Check mode: body bytes of the freed blocks that keep their pages
+ * (EMU_CHECK_KEEP_MAX) in quarantine, at most, give or take
+ * EMU_CHECK_RELEASE_BATCH pages: at least 256 blocks of a page. */
+#define EMU_CHECK_QUARANTINE_KEPT ((size_t)1 << 20)
 #define EMU_CHECK_RELEASE_BATCH 64
 /* Check mode: freed blocks of at most this many bytes keep their pages,
  * read-write until the next kernel (arena_protect.c); larger ones are
@@ -88,8 +92,10 @@ struct emu_arena;
  * time: the kernel limits the number of mappings).  The slack before and
  * after it holds the check-mode poison and is checked when the block is
  * freed or read back.  A freed block is quarantined for the
- * EMU_CHECK_QUARANTINE_MAX frees that follow, or until the range runs
- * short, and PROT_NONE from the first kernel given a pointer into it or
+ * EMU_CHECK_QUARANTINE_MAX frees that follow (a block of at most
+ * EMU_CHECK_KEEP_MAX bytes: until the quarantined blocks that keep their
+ * pages keep EMU_CHECK_QUARANTINE_KEPT bytes after it, if that comes
+ * first), or until the range runs short, and PROT_NONE from the first kernel given a pointer into it or
  * the EMU_CHECK_PROTECT_EVERY-th kernel after its free (arena_protect.c;
  * arena_settle and arena_note_kernel do it).  The poison
  * is the check-mode pattern. */

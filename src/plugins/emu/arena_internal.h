@@ -59,6 +59,8 @@ struct emu_arena {
                            * even: arena_settled_unlocked */
   size_t guarded;         /* check mode: live blocks with a guard page */
   size_t dontdump;        /* check mode: guard pages marked MADV_DONTDUMP */
+  size_t quar_kept;       /* check mode: body bytes of the quarantined
+                           * blocks that keep their pages */
   uint64_t *marks;        /* check mode with guard markers (arena_protect.c):
                            * one bit per page of the span, set where a
                            * marker is installed; NULL without them */
