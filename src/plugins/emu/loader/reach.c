@@ -23,6 +23,7 @@
 #include "devicertl.h"
 #include "loader_internal.h"
 #include "loader.h"
+#include "reloc.h"
 
 #include "trace.h"
 
@@ -38,8 +39,9 @@ struct range {
 };
 
 struct slot {
-  uint64_t vaddr; /* a GOT slot (or any word) a relocation fills */
-  unsigned needs;
+  uint64_t vaddr;  /* a GOT slot (or any word) a relocation fills */
+  unsigned needs;  /* an import's (loader_import_needs) */
+  uint64_t target; /* the image's own function it holds, or 0 */
 };
 
 struct reach {
@@ -133,6 +135,22 @@ static int collect_functions(struct reach *r, const struct elf_file *f) {
   return 0;
 }
 
+static int add_slot(struct reach *r, size_t *cap, struct slot sl) {
+  if (r->nslot == *cap) {
+    size_t n = *cap ? 2 * *cap : 32;
+    struct slot *p = realloc(r->slot, n * sizeof *p);
+    if (!p)
+      return -1;
+    r->slot = p;
+    *cap = n;
+  }
+  r->slot[r->nslot++] = sl;
+  return 0;
+}
+
+/* The words the relocations of [VADDR, +SIZE) fill: an import (what
+ * calling it needs), or the image's own function (a PLT slot bound to a
+ * definition, a GOT entry of a local function's address). */
 static int add_slots(struct reach *r, size_t *cap, uint64_t vaddr,
                      uint64_t size) {
   const struct emu_image *img = r->img;
@@ -142,24 +160,24 @@ static int add_slots(struct reach *r, size_t *cap, uint64_t vaddr,
     Elf64_Rela rel;
     memcpy(&rel, img_ptr(img, vaddr + i * sizeof rel), sizeof rel);
     uint64_t idx = ELF64_R_SYM(rel.r_info);
-    if (!idx || idx >= img->nsyms)
+    enum emu_reloc_kind k = reloc_kind(ELF64_R_TYPE(rel.r_info));
+    struct slot sl = {rel.r_offset, 0, 0};
+    if (k == RK_RELATIVE || k == RK_IRELATIVE) {
+      sl.target = (uint64_t)rel.r_addend;
+    } else if (idx && idx < img->nsyms) {
+      Elf64_Sym s;
+      dyn_symbol(img, idx, &s);
+      if (s.st_shndx == SHN_UNDEF) {
+        const char *name = dyn_string(img, s.st_name);
+        sl.needs = name ? loader_import_needs(name) : 0;
+      } else {
+        sl.target = s.st_value + (uint64_t)rel.r_addend;
+      }
+    } else {
       continue;
-    Elf64_Sym s;
-    dyn_symbol(img, idx, &s);
-    const char *name = s.st_shndx == SHN_UNDEF ? dyn_string(img, s.st_name)
-                                               : NULL;
-    unsigned needs = name ? loader_import_needs(name) : 0;
-    if (!needs)
-      continue;
-    if (r->nslot == *cap) {
-      size_t n = *cap ? 2 * *cap : 32;
-      struct slot *p = realloc(r->slot, n * sizeof *p);
-      if (!p)
-        return -1;
-      r->slot = p;
-      *cap = n;
     }
-    r->slot[r->nslot++] = (struct slot){rel.r_offset, needs};
+    if (add_slot(r, cap, sl) != 0)
+      return -1;
   }
   return 0;
 }
@@ -186,18 +204,19 @@ static void collect_plt(struct reach *r, const struct elf_file *f) {
   }
 }
 
-static unsigned slot_needs(const struct reach *r, uint64_t v) {
+/* The slot at V, or NULL. */
+static const struct slot *slot_at(const struct reach *r, uint64_t v) {
   size_t lo = 0, hi = r->nslot;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
     if (r->slot[mid].vaddr == v)
-      return r->slot[mid].needs;
+      return &r->slot[mid];
     if (r->slot[mid].vaddr < v)
       lo = mid + 1;
     else
       hi = mid;
   }
-  return 0;
+  return NULL;
 }
 
 /* Index of the first function starting at V, or r->nfn. */
@@ -213,17 +232,44 @@ static size_t fn_at(const struct reach *r, uint64_t v) {
   return lo < r->nfn && r->fn[lo].lo == v ? lo : r->nfn;
 }
 
-/* What a PLT stub at V jumps through: the slot of its `jmp *disp(%rip)`. */
-static unsigned plt_needs(const struct reach *r, const struct range *p,
-                          uint64_t v) {
+/* The slot a PLT stub at V jumps through (its `jmp *disp(%rip)`), or
+ * NULL. */
+static const struct slot *plt_slot(const struct reach *r,
+                                   const struct range *p, uint64_t v) {
   const unsigned char *b = img_ptr(r->img, 0);
   for (uint64_t a = v; a + 6 <= p->hi && a < v + 16; a++)
     if (b[a] == 0xff && b[a + 1] == 0x25) {
       int32_t d;
       memcpy(&d, b + a + 2, sizeof d);
-      return slot_needs(r, a + 6 + (uint64_t)(int64_t)d);
+      return slot_at(r, a + 6 + (uint64_t)(int64_t)d);
     }
-  return 0;
+  return NULL;
+}
+
+/* Queue the function starting at vaddr V (all of them, if symbols share
+ * the address); 0 if there is none. */
+static int queue_fn(struct reach *r, uint64_t v, size_t *nwork) {
+  size_t j = fn_at(r, v);
+  if (j == r->nfn)
+    return 0;
+  for (; j < r->nfn && r->fn[j].lo == v; j++)
+    if (!r->seen[j]) {
+      r->seen[j] = 1;
+      r->work[(*nwork)++] = j;
+    }
+  return 1;
+}
+
+/* What reaching slot SL means: its import's needs, or its own function
+ * queued (a word holding a data address is data); the image's answer for
+ * code nothing bounds. */
+static unsigned via_slot(struct reach *r, const struct slot *sl,
+                         size_t *nwork) {
+  if (sl->target &&
+      img_is_code(r->img, (uintptr_t)img_ptr(r->img, sl->target)) &&
+      !queue_fn(r, sl->target, nwork))
+    return r->all; /* code, but no function starts there */
+  return sl->needs;
 }
 
 /* Scan function I; queue the functions it references.  Returns what it
@@ -238,24 +284,33 @@ static unsigned scan(struct reach *r, size_t i, size_t *nwork) {
   for (uint64_t a = fn->lo; a < fn->hi && needs != r->all; a++) {
     if (b[a] == 0xff && a + 1 < fn->hi) {
       unsigned m = b[a + 1], reg = (m >> 3) & 7, mod = m >> 6;
-      if (reg >= 2 && reg <= 5 && !(mod == 0 && (m & 7) == 5) &&
-          !(mod == 3 && (reg == 3 || reg == 5)))
-        return r->all; /* an indirect call or jump */
+      int rip = mod == 0 && (m & 7) == 5;
+      if (reg >= 2 && reg <= 5 && !(mod == 3 && (reg == 3 || reg == 5))) {
+        /* An indirect call or jump: through a slot a relocation fills is
+         * known; through a register or any other memory it could go
+         * anywhere. */
+        int32_t d;
+        if (!rip || (reg != 2 && reg != 4) || a + 6 > fn->hi)
+          return r->all;
+        memcpy(&d, b + a + 2, sizeof d);
+        const struct slot *sl = slot_at(r, a + 6 + (uint64_t)(int64_t)d);
+        if (!sl)
+          return r->all;
+      }
     }
     if (a + 4 > fn->hi)
       continue;
     int32_t d;
     memcpy(&d, b + a, sizeof d);
     uint64_t v = a + 4 + (uint64_t)(int64_t)d;
-    needs |= slot_needs(r, v);
-    for (size_t k = 0; k < r->nplt; k++)
+    const struct slot *sl = slot_at(r, v);
+    for (size_t k = 0; !sl && k < r->nplt; k++)
       if (v >= r->plt[k].lo && v < r->plt[k].hi)
-        needs |= plt_needs(r, &r->plt[k], v);
-    for (size_t j = fn_at(r, v); j < r->nfn && r->fn[j].lo == v; j++)
-      if (!r->seen[j]) {
-        r->seen[j] = 1;
-        r->work[(*nwork)++] = j;
-      }
+        sl = plt_slot(r, &r->plt[k], v);
+    if (sl)
+      needs |= via_slot(r, sl, nwork);
+    else
+      queue_fn(r, v, nwork);
   }
   return needs;
 }
