@@ -251,6 +251,12 @@ static int begin_one(struct rt_op *op, struct map_table *t,
     struct map_entry *e = map_find_by_base(t, begin);
     if (e)
       obj.tgt = e->tgt_begin + (begin - e->hst_begin);
+    else if (!obj.is_host && rt_info(RT_INFO_EMPTY_MAPPING)) {
+      char nm[256];
+      rt_info_msg(RT_DEV_ID(op),
+                  "variable %s does not have a valid device counterpart",
+                  rt_name_str(name, nm, sizeof nm));
+    }
   }
   /* What the launch's lookup of its argument I would find (args[i], not
    * the padded begin). */
