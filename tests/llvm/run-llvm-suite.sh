@@ -9,8 +9,9 @@
 # trees come from fetch-llvm-tests.sh.
 #
 # Usage: run-llvm-suite.sh [--llvm=14|19|22] [--runtime=ompemu|llvm]
-#                          [--expected=FILE] [--write-expected=FILE]
-#                          [--no-fetch] [LIT ARGS...]
+#                          [--expected=FILE [--only-expected]]
+#                          [--write-expected=FILE] [--no-fetch] [LIT ARGS...]
+# --only-expected runs only the tests FILE lists (lit --filter).
 # Environment: OMPEMU_BUILDDIR, OMPEMU_SRCDIR (required), CLANG14 (CLANG19,
 #   CLANG22), LLVM14_LIBDIR, OMPEMU_LLVM_SRC_CACHE (where the test trees
 #   are cached), LIT_JOBS (default 2), LLVM_SUITE_TIMEOUT (seconds per test
@@ -20,7 +21,7 @@
 # compiler, runtime tree or test tree is a SKIP line and exit status 0.
 set -u
 
-major=14 runtime=ompemu expected= write_expected= fetch=1
+major=14 runtime=ompemu expected= write_expected= fetch=1 only=
 while [ $# -gt 0 ]; do
   case $1 in
     --llvm=*) major=${1#*=} ;;
@@ -28,6 +29,7 @@ while [ $# -gt 0 ]; do
     --expected=*) expected=${1#*=} ;;
     --write-expected=*) write_expected=${1#*=} ;;
     --no-fetch) fetch=0 ;;
+    --only-expected) only=1 ;;
     --) shift; break ;;
     *) break ;;
   esac
@@ -35,6 +37,8 @@ while [ $# -gt 0 ]; do
 done
 
 die() { echo "run-llvm-suite: error: $*" >&2; exit 2; }
+# The test names of --expected: one a line, a '#' starts a comment.
+expected_tests() { sed -e 's/[#].*//' -e 's/[[:space:]]//g' -e '/^$/d' "$expected"; }
 skip() {
   echo "llvm-suite: SKIP LLVM $major's suite: $*"
   echo "llvm-suite: 0 passed, 0 failed (skipped)"
@@ -141,6 +145,10 @@ sed -e "s|@CLANG@|$CLANG|" -e "s|@CLANGXX@|$CLANGXX|" \
 
 echo "llvm-suite: running LLVM $major's libomptarget tests ($(basename "$CLANG"), $target) against $runtime ($rtdir)"
 log=$obj/lit.log
+if [ -n "$only" ]; then
+  [ -f "$expected" ] || die "--only-expected needs --expected=FILE"
+  set -- --filter " :: ($(expected_tests | sed 's/[.+]/\\&/g' | paste -sd '|'))\$" "$@"
+fi
 python3 "$LIT" -v --no-progress-bar -j "${LIT_JOBS:-2}" "$@" "$obj" >"$log" 2>&1
 litrc=$?
 # lit's summary; without --expected, also each failing test's script and
@@ -156,9 +164,6 @@ sed -n 's/^\([A-Z]*\): libomptarget :: [^:]* :: \(.*\) ([0-9]* of [0-9]*)$/\1 \2
 npass=$(grep -c '^PASS ' "$results")
 nfail=$(grep -cE '^(FAIL|XPASS|UNRESOLVED|TIMEOUT) ' "$results")
 nskip=$(grep -c '^UNSUPPORTED ' "$results")
-
-# The test names of --expected: one a line, a '#' starts a comment.
-expected_tests() { sed -e 's/[#].*//' -e 's/[[:space:]]//g' -e '/^$/d' "$expected"; }
 
 rc=0
 if [ -n "$write_expected" ]; then
