@@ -77,13 +77,16 @@ int rt_data_mapper(struct rt_op *op, const struct rt_args *a, int32_t i,
 
 /* Bytes a struct's combined entry at BEGIN is padded down by (device
  * padding, so that its members keep their host alignment on the device):
- * BEGIN modulo the struct's alignment as its address BASE shows it, the
- * largest power of two dividing BASE, at most 16 (LLVM 16 on; LLVM 14
- * used BEGIN % 8, which asks for bytes before a 4-byte aligned struct). */
+ * BEGIN modulo the struct's alignment as its address BASE shows it (the
+ * largest power of two dividing BASE), at most 8.  LLVM 14 used BEGIN % 8,
+ * which asks for bytes before a 4-byte aligned struct at an address that
+ * is 4 modulo 8; LLVM 16 on take the alignment from BASE as here, up to
+ * 16 (ompemu keeps LLVM 14's 8 as the bound, which check mode's naming of
+ * flang's descriptor entries relies on). */
 static inline uintptr_t rt_struct_pad(uintptr_t base, uintptr_t begin) {
   uintptr_t align = base & (~base + 1);
-  if (!align || align > 16)
-    align = 16;
+  if (!align || align > 8)
+    align = 8;
   return begin % align;
 }
 
