@@ -75,6 +75,21 @@ int rt_data_update(struct rt_op *op, const struct rt_args *a);
 int rt_data_mapper(struct rt_op *op, const struct rt_args *a, int32_t i,
                    enum rt_data_kind kind, rt_data_routine routine);
 
+/* Bytes a struct's combined entry at BEGIN is padded down by (device
+ * padding, so that its members keep their host alignment on the device):
+ * BEGIN modulo the struct's alignment as its address BASE shows it (the
+ * largest power of two dividing BASE), at most 8.  LLVM 14 used BEGIN % 8,
+ * which asks for bytes before a 4-byte aligned struct at an address that
+ * is 4 modulo 8; LLVM 16 on take the alignment from BASE as here, up to
+ * 16 (ompemu keeps LLVM 14's 8 as the bound, which check mode's naming of
+ * flang's descriptor entries relies on). */
+static inline uintptr_t rt_struct_pad(uintptr_t base, uintptr_t begin) {
+  uintptr_t align = base & (~base + 1);
+  if (!align || align > 8)
+    align = 8;
+  return begin % align;
+}
+
 /* maplist.c: check the MEMBER_OF structure of a list and compute the
  * processing order (every parent before its members, otherwise the given
  * order) into ORDER[n].  On a malformed list prints one error naming the

@@ -205,7 +205,7 @@ static int begin_one(struct rt_op *op, struct map_table *t,
   int present = (type & OMP_TGT_MAPTYPE_PRESENT) != 0;
 
   if (padded) {
-    uintptr_t pad = begin % 8;
+    uintptr_t pad = rt_struct_pad(base, begin);
     if (pad) {
       DTRACE(2, "device %d: pad combined entry %d at " OMPEMU_PTR
                " down by %lu bytes", RT_DEV_ID(op), (int)i, OMPEMU_P(begin),
@@ -243,6 +243,20 @@ static int begin_one(struct rt_op *op, struct map_table *t,
     rt_err("Call to getTargetPointer returned null pointer (%s).",
            null_reason(present));
     return -1;
+  }
+  if (!obj.tgt && !size && (type & OMP_TGT_MAPTYPE_RETURN_PARAM)) {
+    /* use_device_ptr of a pointer whose array is mapped from a later
+     * element on: its device counterpart (as LLVM 19 does; LLVM 14
+     * returned the host pointer). */
+    struct map_entry *e = map_find_by_base(t, begin);
+    if (e)
+      obj.tgt = e->tgt_begin + (begin - e->hst_begin);
+    else if (!obj.is_host && rt_info(RT_INFO_EMPTY_MAPPING)) {
+      char nm[256];
+      rt_info_msg(RT_DEV_ID(op),
+                  "variable %s does not have a valid device counterpart",
+                  rt_name_str(name, nm, sizeof nm));
+    }
   }
   /* What the launch's lookup of its argument I would find (args[i], not
    * the padded begin). */

@@ -21,8 +21,6 @@
   (OMP_TGT_MAPTYPE_ATTACH | OMP_TGT_MAPTYPE_ALWAYS | OMP_TGT_MAPTYPE_IMPLICIT | \
    OMP_TGT_MAPTYPE_CLOSE | OMP_TGT_MAPTYPE_PRESENT | OMP_TGT_MAPTYPE_OMPX_HOLD)
 
-static uintptr_t pad8(uintptr_t p) { return p & ~(uintptr_t)7; }
-
 /* Host range of entry I as the mapping sees it: the pointee for a
  * PTR_AND_OBJ entry, begin..begin+size otherwise. */
 static void range_of(const struct rt_args *a, int32_t i, uintptr_t *b,
@@ -58,7 +56,7 @@ static int inside_some_entry(const struct rt_args *a, int32_t self,
       continue;
     uintptr_t jb, je;
     range_of(a, j, &jb, &je);
-    if (b >= pad8(jb) && e <= je)
+    if (b >= jb - rt_struct_pad((uintptr_t)a->base[j], jb) && e <= je)
       return 1;
   }
   return 0;
@@ -146,7 +144,7 @@ plan_members(const struct rt_args *a, int32_t *order, int *has_members) {
         continue;
       uintptr_t pb, pe, b, e;
       range_of(a, p, &pb, &pe);
-      pb = pad8(pb);
+      pb -= rt_struct_pad((uintptr_t)a->base[p], pb);
       if (a->types[i] & OMP_TGT_MAPTYPE_PTR_AND_OBJ) {
         /* The pointer slot must lie in the parent (or, for chains such as
          * a->b->c, in another entry of the list). */

@@ -84,6 +84,19 @@ struct map_entry *map_find(struct map_table *t, uintptr_t hp) {
   return lr.contained ? lr.entry : NULL;
 }
 
+struct map_entry *map_find_by_base(struct map_table *t, uintptr_t hp) {
+  if (!t || !t->count)
+    return NULL;
+  void *lv, *rv;
+  map_index_around(&t->index, hp, &lv, &rv);
+  struct map_entry *left = lv, *right = rv;
+  if (left && hp >= left->hst_end && hp < left->hst_base)
+    return left;
+  if (right && hp >= right->hst_base)
+    return right;
+  return NULL;
+}
+
 void map_wait(struct map_table *t, pthread_mutex_t *lock) {
   t->waiters++;
   pthread_cond_wait(&t->released, lock);

@@ -96,6 +96,15 @@ void map_lookup(struct map_table *t, uintptr_t hp, int64_t size,
                 struct map_lookup *out);
 /* The entry containing HP (size-0 lookup), or NULL. */
 struct map_entry *map_find(struct map_table *t, uintptr_t hp);
+/* For a pointer HP that no entry holds (a zero-length section, a pointer
+ * captured implicitly or in use_device_ptr): the neighbouring entry of a
+ * section of HP's array, whose base pointer lies at or below HP and whose
+ * section begins above it (or the reverse), as LLVM 19 looks such
+ * pointers up (LLVM 14 did not: "pointer initialization for device data
+ * environments");
+ * NULL if none.  The device address of HP is then tgt_begin + (HP -
+ * hst_begin). */
+struct map_entry *map_find_by_base(struct map_table *t, uintptr_t hp);
 /* Wait (LOCK, the device's map_lock, held) until a busy entry of T is
  * released; entries found before may be gone: look them up again. */
 void map_wait(struct map_table *t, pthread_mutex_t *lock);

@@ -174,7 +174,8 @@ RT_HIDDEN void rt_unmap_all(struct rt_device *d);
  * all through ompemu_report (src/common/trace.h). */
 enum { RT_INFO_KERNEL_ARGS = 0x01, RT_INFO_MAPPING_EXISTS = 0x02,
        RT_INFO_DUMP_TABLE = 0x04, RT_INFO_MAPPING_CHANGED = 0x08,
-       RT_INFO_PLUGIN_KERNEL = 0x10, RT_INFO_DATA_TRANSFER = 0x20 };
+       RT_INFO_PLUGIN_KERNEL = 0x10, RT_INFO_DATA_TRANSFER = 0x20,
+       RT_INFO_EMPTY_MAPPING = 0x40 };
 /* Whether LIBOMPTARGET_INFO has BIT: inline, as the launch path asks
  * several times per map with the variable unset. */
 static inline int rt_info(uint32_t bit) {
