@@ -147,11 +147,14 @@ plan_members(const struct rt_args *a, int32_t *order, int *has_members) {
       pb -= rt_struct_pad((uintptr_t)a->base[p], pb);
       if (a->types[i] & OMP_TGT_MAPTYPE_PTR_AND_OBJ) {
         /* The pointer slot must lie in the parent (or, for chains such as
-         * a->b->c, in another entry of the list). */
+         * a->b->c, in another entry of the list).  A RETURN_PARAM entry's
+         * base is the device address data begin returned (use_device_addr
+         * of a reference member, clang 22) when data end sees it. */
         b = (uintptr_t)a->base[i];
         e = b + sizeof(void *);
         if (!(b >= pb && e <= pe) && !inside_some_entry(a, i, b, e) &&
-            !(a->types[i] & OMP_TGT_MAPTYPE_IMPLICIT)) {
+            !(a->types[i] & (OMP_TGT_MAPTYPE_IMPLICIT |
+                             OMP_TGT_MAPTYPE_RETURN_PARAM))) {
           bad(a, i, p, "has its pointer outside its parent");
           goto out;
         }
