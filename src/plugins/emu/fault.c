@@ -99,6 +99,12 @@ static void chain(int sig, siginfo_t *si, void *uc) {
   signal(sig, SIG_DFL);
 }
 
+/* Does the fault SIG end the process (no handler was there before ours)? */
+static int default_action(int sig) {
+  const struct sigaction *old = sig == SIGBUS ? &old_bus : &old_segv;
+  return !(old->sa_flags & SA_SIGINFO) && old->sa_handler == SIG_DFL;
+}
+
 /* The fault at X is a stack overflow: X lies just below the stack pointer
  * (a call or a frame's first store past the stack's guard). */
 static int stack_overflow(uintptr_t x, void *uc) {
@@ -148,8 +154,7 @@ static void on_fault(int sig, siginfo_t *si, void *uc) {
       return; /* a watched page (watch.c): retried, now accessible */
   }
 #endif
-  const struct emu_devctx *cur = emu_current_ctx();
-  if (!hit && !is_alias && !(cur && cur->entry)) {
+  if (!hit && !is_alias && !in_device_code(uc)) {
     chain(sig, si, uc);
     return;
   }
@@ -200,7 +205,10 @@ static void on_fault(int sig, siginfo_t *si, void *uc) {
     fault_hold(msg, x, hit || is_alias || in_device_code(uc), end,
                check_status);
   }
-  out(msg);
+  if (default_action(sig))
+    fault_hold(msg, x, hit || is_alias || in_device_code(uc), "", -1);
+  else
+    out(msg); /* the handler before ours takes the fault on this thread */
   chain(sig, si, uc);
 }
 

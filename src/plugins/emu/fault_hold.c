@@ -1,5 +1,5 @@
-/* Check mode: the fault of a kernel that is reported is the same every
- * run (fault_hold.h).
+/* The fault of a kernel that is reported is the same every run
+ * (fault_hold.h).
  *
  * Each faulting thread takes a slot, writes its message, its team and
  * thread numbers (libomp's, asked on the faulting thread) and the league's
@@ -257,6 +257,8 @@ void fault_hold(const char *msg, uintptr_t x, int kernel_thread,
   if (best >= 0)
     out(held[best].msg);
   out(end);
+  if (status < 0)
+    return;
   fflush(stdout);
   fflush(stderr);
   _exit(status);
