@@ -146,11 +146,12 @@ static void on_fault(int sig, siginfo_t *si, void *uc) {
   }
   int is_alias = alias_size && x >= alias_base && x < alias_base + alias_size;
 #ifdef __x86_64__
-  if (hit && sig == SIGSEGV && uc) {
+  if (sig == SIGSEGV && uc) { /* blocks (arena), globals (code range) */
     const greg_t *g = ((ucontext_t *)uc)->uc_mcontext.gregs;
     uintptr_t ip = (uintptr_t)g[REG_RIP];
     int by_kernel = in_device_code(uc);
-    if (watch_fault(x, (g[REG_ERR] & 2) != 0, (const void *)ip, by_kernel))
+    if (watch_fault(x, (g[REG_ERR] & 2) != 0, (const void *)ip, by_kernel,
+                    uc))
       return; /* a watched page (watch.c): retried, now accessible */
   }
 #endif
