@@ -117,6 +117,9 @@ int32_t __tgt_rtl_ompemu_observe(uint32_t what, void *tag);
  * ompemu_watch_unwritten: ON 1: until the next kernel on the device has
  *   returned, device code's first read of [TGT_PTR, TGT_PTR+SIZE) (one live
  *   block, all of it poison) on a page nothing has written yet is recorded;
+ *   ON 2: the same for the bytes of a global of an image loaded on the
+ *   device, on pages other data shares: the first read by device code
+ *   before any write of them is recorded, whatever else touches the pages;
  *   ON 0: the watch ends, and *FIRST_READ is the offset of that read, or
  *   -1 when there was none.  Check mode only. */
 void *__tgt_rtl_ompemu_host_alias(int32_t device_id, void *host_ptr,

@@ -243,7 +243,7 @@ static void kernel_done(struct cregion *r) {
     return;
   data_kernel_unwatch(r);
   data_kernel_done(r);
-  data_globals_kernel_done(r->dev);
+  data_globals_kernel_done(r);
   race_kernel_done(r);
 }
 

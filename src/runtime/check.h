@@ -227,7 +227,8 @@ RT_HIDDEN int check_dev_write(int32_t dev, uintptr_t tgt, const void *src,
  * plugin cannot say. */
 RT_HIDDEN int64_t check_dev_poisoned(int32_t dev, uintptr_t tgt, size_t n);
 /* Start (ON) or end a watch of reads of [TGT, TGT+N), a wholly unwritten
- * block, by the next kernel; at the end *FIRST_READ is the offset of the
+ * block (ON 1) or a declare-target global's bytes (ON 2, read before any
+ * write), by the next kernel; at the end *FIRST_READ is the offset of the
  * first read, -1 none.  0 / -1 (no such plugin entry, or refused). */
 RT_HIDDEN int check_dev_watch(int32_t dev, uintptr_t tgt, size_t n, int on,
                               int64_t *first_read);
@@ -322,8 +323,9 @@ RT_HIDDEN void data_kernel_watch(struct cregion *r, struct obs_event *e);
 RT_HIDDEN void data_kernel_unwatch(struct cregion *r);
 RT_HIDDEN void data_globals_check(struct cregion *r, int32_t dev);
 RT_HIDDEN void data_global_synced(struct cblock *g);
-/* After a kernel of DEV completed: a global it wrote is no stale finding. */
-RT_HIDDEN void data_globals_kernel_done(int32_t dev);
+/* After the kernel of R completed: a stale global it did not read, or one
+ * a kernel of its device wrote, is no stale finding. */
+RT_HIDDEN void data_globals_kernel_done(const struct cregion *r);
 /* At exit: the stale globals no kernel wrote, reported. */
 RT_HIDDEN void data_globals_flush(void);
 

@@ -495,17 +495,23 @@ void data_kernel_done(struct cregion *r) {
 }
 
 /* Declare-target globals a kernel started with while their host copy had
- * changed since the device last got it, not yet reported: the finding
- * waits, because a kernel that writes the global (a loop counter, a
- * result) uses it as its own variable.  Reported when the host and the
- * device exchange the global again (`target update`) or at exit, unless a
- * kernel wrote it first.  Under check_lock; never freed (a few per run). */
+ * changed since the device last got it.  The kernel is watched for reads
+ * of the global's bytes (the plugin's exact watch: other globals share its
+ * pages); a kernel that does not read them leaves no finding, and the
+ * global stays stale for the next kernels.  One that reads them makes a
+ * finding, which waits, because a kernel that writes the global (a loop
+ * counter, a result) uses it as its own variable: reported when the host
+ * and the device exchange the global again (`target update`) or at exit,
+ * unless a kernel wrote it first.  Without a watch (a plugin without one,
+ * another thread's kernel watched) the kernel counts as reading it.
+ * Under check_lock; never freed (a few per run). */
 struct stale_global {
   int32_t dev;
   uintptr_t tgt, size;
   const char *var, *kernel, *where; /* interned */
   uintptr_t differ;
   uint64_t dev_hash; /* device bytes when the kernel started */
+  const struct cregion *watcher; /* its kernel is watched for a read */
   struct stale_global *next;
 };
 static struct stale_global *stale_globals; /* oldest first */
@@ -530,6 +536,16 @@ static void stale_report(struct stale_global *s) {
                 nm, (int)s->dev, OMPEMU_P(s->tgt));
 }
 
+/* End the watch of S's kernel: 1 if the kernel read the global's bytes
+ * before writing them (or the plugin cannot say), 0 if not. */
+static int stale_unwatch(struct stale_global *s) {
+  int64_t off = -1;
+  s->watcher = NULL;
+  if (check_dev_watch(s->dev, s->tgt, s->size, 0, &off) != 0)
+    return 1;
+  return off >= 0;
+}
+
 /* Unlink and free *P, reporting it first when REPORT. */
 static void stale_drop(struct stale_global **p, int report) {
   struct stale_global *s = *p;
@@ -542,7 +558,7 @@ static void stale_drop(struct stale_global **p, int report) {
 void data_global_synced(struct cblock *g) {
   struct stale_global **p = stale_find(g->dev, g->tgt);
   if (*p)
-    stale_drop(p, 1);
+    stale_drop(p, !(*p)->watcher || stale_unwatch(*p));
   if (!g->hst || !g->size)
     return;
   g->sync_hash = check_hash((const void *)g->hst, g->size);
@@ -550,11 +566,20 @@ void data_global_synced(struct cblock *g) {
   g->stale_reported = 0;
 }
 
-void data_globals_kernel_done(int32_t dev) {
+void data_globals_kernel_done(const struct cregion *r) {
+  int32_t dev = r->dev;
   struct stale_global **p = &stale_globals;
   while (*p) {
     struct stale_global *s = *p;
-    unsigned char *d = s->dev == dev && cb_find(dev, s->tgt)
+    if (s->watcher == r && !stale_unwatch(s)) {
+      /* Not read: no finding; the next kernels look again. */
+      struct cblock *g = cb_find(s->dev, s->tgt);
+      if (g)
+        g->stale_reported = 0;
+      stale_drop(p, 0);
+      continue;
+    }
+    unsigned char *d = s->dev == dev && !s->watcher && cb_find(dev, s->tgt)
                            ? device_bytes(dev, s->tgt, s->size)
                            : NULL;
     int written = d && check_hash(d, s->size) != s->dev_hash;
@@ -578,7 +603,8 @@ static int flush_block(struct cblock *b, void *arg) {
 
 void data_globals_flush(void) {
   while (stale_globals)
-    stale_drop(&stale_globals, 1);
+    stale_drop(&stale_globals,
+               !stale_globals->watcher || stale_unwatch(stale_globals));
   cb_foreach(flush_block, NULL); /* mappings still there at exit */
 }
 
@@ -609,6 +635,8 @@ void data_globals_check(struct cregion *r, int32_t dev) {
             .differ = differing((const unsigned char *)g->hst, d, g->size,
                                 g, 0),
             .dev_hash = hd};
+        if (r && check_dev_watch(dev, g->tgt, g->size, 2, NULL) == 0)
+          s->watcher = r; /* a finding only if the kernel reads it */
         *stale_find(dev, g->tgt) = s;
       }
     }

@@ -18,6 +18,8 @@
 #   // EXPECT-STDOUT: text      text that must appear in stdout
 #   // OMPEMU-RUN: options      options of ompemu-run (--check, --report)
 #   // RUN-TWICE-SAME-STDERR    run twice: stdout and stderr must be the same
+#   // RUN-SAME-STDERR-TIMES: N  run N more times: stdout and stderr the same
+#                               as the first run's every time
 #   // SKIP-CLANG-<N>: reason   skipped, with the reason, when built by clang N
 #   // SKIP-SANITIZED: reason   skipped in an --enable-sanitizers build
 # CHECK_TESTS selects programs by name (default all); CHECK_TEST_WRAPPER
@@ -182,6 +184,15 @@ EOT
     cmp -s "$o.out" "$o.out.2" || why="${why:+$why; }stdout differs between two runs"
     [ -z "$why" ] || diff "$o.err" "$o.err.2" | head -n 6 | sed 's/^/# /'
   fi
+  times=$(directive "$src" RUN-SAME-STDERR-TIMES)
+  i=0
+  while [ -z "$why" ] && [ "$i" -lt "${times:-0}" ]; do
+    i=$((i + 1))
+    run_it .2
+    cmp -s "$o.err" "$o.err.2" || why="stderr differs between run 1 and run $((i + 1))"
+    cmp -s "$o.out" "$o.out.2" || why="${why:+$why; }stdout differs between run 1 and run $((i + 1))"
+    [ -z "$why" ] || diff "$o.err" "$o.err.2" | head -n 6 | sed 's/^/# /'
+  done
   if [ -z "$why" ]; then
     echo "ok $n - $t"
   else

@@ -27,7 +27,7 @@ tests_unit_test_fastmem_LDADD = $(unit_ldadd)
 tests_unit_test_arena_SOURCES = tests/unit/test_arena.c \
 	tests/unit/arena_testutil.c tests/unit/arena_testutil.h \
 	$(emu_arena_sources) \
-	src/plugins/emu/fault.c src/plugins/emu/fault.h src/plugins/emu/devctx.c \
+	src/plugins/emu/fault.c src/plugins/emu/fault.h src/plugins/emu/fault_hold.c src/plugins/emu/devctx.c \
 	src/plugins/emu/watch.c src/plugins/emu/watch.h
 tests_unit_test_arena_CFLAGS = $(emu_unit_cflags)
 tests_unit_test_arena_LDADD = $(emu_unit_ldadd)
@@ -41,7 +41,7 @@ tests_unit_test_arena_alloc_LDADD = $(emu_unit_ldadd)
 tests_unit_test_arena_check_SOURCES = tests/unit/test_arena_check.c \
 	tests/unit/arena_testutil.c tests/unit/arena_testutil.h \
 	$(emu_arena_sources) \
-	src/plugins/emu/fault.c src/plugins/emu/fault.h src/plugins/emu/devctx.c \
+	src/plugins/emu/fault.c src/plugins/emu/fault.h src/plugins/emu/fault_hold.c src/plugins/emu/devctx.c \
 	src/plugins/emu/watch.c src/plugins/emu/watch.h
 tests_unit_test_arena_check_CFLAGS = $(emu_unit_cflags)
 tests_unit_test_arena_check_LDFLAGS = -Wl,--wrap=mprotect
@@ -88,7 +88,7 @@ AM_TESTS_ENVIRONMENT += \
 
 tests_unit_test_plugin_SOURCES = tests/unit/test_plugin.c \
 	tests/unit/fake_loader.c tests/unit/fake_loader.h $(emu_arena_sources) \
-	src/plugins/emu/fault.c src/plugins/emu/alias.c src/plugins/emu/exec.c \
+	src/plugins/emu/fault.c src/plugins/emu/fault_hold.c src/plugins/emu/alias.c src/plugins/emu/exec.c \
 	src/plugins/emu/watch.c src/plugins/emu/watch.h \
 	src/plugins/emu/exec_event.c src/plugins/emu/exec_internal.h \
 	src/plugins/emu/exec_wait.c src/plugins/emu/exec_call.c src/plugins/emu/devicertl.c \

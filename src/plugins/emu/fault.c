@@ -16,6 +16,7 @@
 #include "arena.h"
 #include "arena_internal.h"
 #include "devicertl.h"
+#include "fault_hold.h"
 #include "trace.h"
 #include "watch.h"
 
@@ -98,6 +99,12 @@ static void chain(int sig, siginfo_t *si, void *uc) {
   signal(sig, SIG_DFL);
 }
 
+/* Does the fault SIG end the process (no handler was there before ours)? */
+static int default_action(int sig) {
+  const struct sigaction *old = sig == SIGBUS ? &old_bus : &old_segv;
+  return !(old->sa_flags & SA_SIGINFO) && old->sa_handler == SIG_DFL;
+}
+
 /* The fault at X is a stack overflow: X lies just below the stack pointer
  * (a call or a frame's first store past the stack's guard). */
 static int stack_overflow(uintptr_t x, void *uc) {
@@ -113,6 +120,22 @@ static int stack_overflow(uintptr_t x, void *uc) {
 #endif
 }
 
+/* Does the thread that faulted with context UC run device code (a kernel
+ * on this thread, or the faulting instruction in a device's code range)? */
+static int in_device_code(void *uc) {
+  const struct emu_devctx *c = emu_current_ctx();
+  if (c && c->entry)
+    return 1;
+#ifdef __x86_64__
+  if (uc) {
+    uintptr_t ip = (uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+    return ip >= EMU_CODE_BASE &&
+           ip < EMU_CODE_BASE + EMU_MAX_DEVICES * EMU_CODE_STRIDE;
+  }
+#endif
+  return 0;
+}
+
 static void on_fault(int sig, siginfo_t *si, void *uc) {
   uintptr_t x = (uintptr_t)si->si_addr;
   struct emu_arena *hit = NULL;
@@ -123,19 +146,16 @@ static void on_fault(int sig, siginfo_t *si, void *uc) {
   }
   int is_alias = alias_size && x >= alias_base && x < alias_base + alias_size;
 #ifdef __x86_64__
-  if (hit && sig == SIGSEGV && uc) {
+  if (sig == SIGSEGV && uc) { /* blocks (arena), globals (code range) */
     const greg_t *g = ((ucontext_t *)uc)->uc_mcontext.gregs;
     uintptr_t ip = (uintptr_t)g[REG_RIP];
-    const struct emu_devctx *c = emu_current_ctx();
-    int by_kernel = (c && c->entry) ||
-                    (ip >= EMU_CODE_BASE &&
-                     ip < EMU_CODE_BASE + EMU_MAX_DEVICES * EMU_CODE_STRIDE);
-    if (watch_fault(x, (g[REG_ERR] & 2) != 0, (const void *)ip, by_kernel))
+    int by_kernel = in_device_code(uc);
+    if (watch_fault(x, (g[REG_ERR] & 2) != 0, (const void *)ip, by_kernel,
+                    uc))
       return; /* a watched page (watch.c): retried, now accessible */
   }
 #endif
-  const struct emu_devctx *cur = emu_current_ctx();
-  if (!hit && !is_alias && !(cur && cur->entry)) {
+  if (!hit && !is_alias && !in_device_code(uc)) {
     chain(sig, si, uc);
     return;
   }
@@ -176,17 +196,20 @@ static void on_fault(int sig, siginfo_t *si, void *uc) {
       snprintf(msg, sizeof msg, "emu: error: %s: invalid %s at " OMPEMU_PTR
                ", %s\n", kern, access, OMPEMU_P(x), where);
   }
-  out(msg);
   if (check_on) {
     /* The runtime's exit summary cannot run from here; end with a line of
-     * the same form so a reader (and a CI log grep) sees why it stopped. */
-    snprintf(msg, sizeof msg, "ompemu: check: stopped at a fault in device "
+     * the same form so a reader (and a CI log grep) sees why it stopped.
+     * Which of a kernel's faulting threads is reported: fault_hold.c. */
+    char end[120];
+    snprintf(end, sizeof end, "ompemu: check: stopped at a fault in device "
              "code; exit status %d\n", check_status);
-    out(msg);
-    fflush(stdout);
-    fflush(stderr);
-    _exit(check_status);
+    fault_hold(msg, x, hit || is_alias || in_device_code(uc), end,
+               check_status);
   }
+  if (default_action(sig))
+    fault_hold(msg, x, hit || is_alias || in_device_code(uc), "", -1);
+  else
+    out(msg); /* the handler before ours takes the fault on this thread */
   chain(sig, si, uc);
 }
 
@@ -199,6 +222,7 @@ void fault_install(void) {
   if (!installed) {
     describe_var = (int (*)(const void *, char *, size_t))dlsym(
         RTLD_DEFAULT, "ompemu_describe_device_addr");
+    fault_hold_init();
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_fault;

@@ -3,9 +3,11 @@
  * address while the faulting thread runs a kernel, get one message naming
  * the kernel, the device block (or the host pointer behind an alias) and,
  * when the runtime can name it, the variable; a fault just below the stack
- * pointer of a thread running a kernel is a stack overflow.  In check mode the process
- * then ends with the check exit status; otherwise the previous handler (or
- * the default action) takes the fault.  Faults that are not the device's
+ * pointer of a thread running a kernel is a stack overflow.  In check mode
+ * the process then ends with the check exit status; otherwise the previous
+ * handler (or the default action) takes the fault.  Where the process ends
+ * (check mode, or no previous handler), which of a kernel's faulting
+ * threads is reported is chosen by fault_hold.c.  Faults that are not the device's
  * go to the previous handler (ASan's, for instance) untouched. */
 #ifndef EMU_FAULT_H
 #define EMU_FAULT_H

@@ -15,6 +15,7 @@ include src/plugins/emu/loader/loader.mk
 libomptarget_rtl_emu_la_SOURCES = $(emu_loader_sources) \
 	$(emu_arena_sources) \
 	src/plugins/emu/fault.c src/plugins/emu/fault.h src/plugins/emu/alias.c \
+	src/plugins/emu/fault_hold.c src/plugins/emu/fault_hold.h \
 	src/plugins/emu/exec.c src/plugins/emu/exec.h \
 	src/plugins/emu/exec_event.c src/plugins/emu/exec_internal.h \
 	src/plugins/emu/exec_wait.c src/plugins/emu/exec_wait.h \
