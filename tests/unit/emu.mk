@@ -24,25 +24,23 @@ tests_unit_test_fastmem_SOURCES = tests/unit/test_fastmem.c \
 	src/plugins/emu/fastmem.c src/plugins/emu/fastmem.h
 tests_unit_test_fastmem_CFLAGS = $(emu_unit_cflags)
 tests_unit_test_fastmem_LDADD = $(unit_ldadd)
-tests_unit_test_arena_SOURCES = tests/unit/test_arena.c \
+# What the arena's unit tests link besides their own file: the arena, the
+# fault handler it registers with, and check mode's watch.
+arena_unit_sources = \
 	tests/unit/arena_testutil.c tests/unit/arena_testutil.h \
 	$(emu_arena_sources) \
 	src/plugins/emu/fault.c src/plugins/emu/fault.h src/plugins/emu/fault_hold.c src/plugins/emu/devctx.c \
 	src/plugins/emu/watch.c src/plugins/emu/watch.h
+tests_unit_test_arena_SOURCES = tests/unit/test_arena.c \
+	$(arena_unit_sources)
 tests_unit_test_arena_CFLAGS = $(emu_unit_cflags)
 tests_unit_test_arena_LDADD = $(emu_unit_ldadd)
 tests_unit_test_arena_alloc_SOURCES = tests/unit/test_arena_alloc.c \
-	tests/unit/arena_testutil.c tests/unit/arena_testutil.h \
-	$(emu_arena_sources) \
-	src/plugins/emu/fault.c src/plugins/emu/fault.h src/plugins/emu/devctx.c \
-	src/plugins/emu/watch.c src/plugins/emu/watch.h
+	$(arena_unit_sources)
 tests_unit_test_arena_alloc_CFLAGS = $(emu_unit_cflags)
 tests_unit_test_arena_alloc_LDADD = $(emu_unit_ldadd)
 tests_unit_test_arena_check_SOURCES = tests/unit/test_arena_check.c \
-	tests/unit/arena_testutil.c tests/unit/arena_testutil.h \
-	$(emu_arena_sources) \
-	src/plugins/emu/fault.c src/plugins/emu/fault.h src/plugins/emu/fault_hold.c src/plugins/emu/devctx.c \
-	src/plugins/emu/watch.c src/plugins/emu/watch.h
+	$(arena_unit_sources)
 tests_unit_test_arena_check_CFLAGS = $(emu_unit_cflags)
 tests_unit_test_arena_check_LDFLAGS = -Wl,--wrap=mprotect
 tests_unit_test_arena_extents_SOURCES = tests/unit/test_arena_extents.c \
