@@ -19,6 +19,7 @@
 #include "check.h"
 #include "locstr.h"
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -608,6 +609,30 @@ void data_globals_flush(void) {
   cb_foreach(flush_block, NULL); /* mappings still there at exit */
 }
 
+/* 1 if the host's and the device's copy of a global (N bytes each) differ
+ * only in words that hold addresses on both sides: a host address inside a
+ * loaded object (a function, another global) where the device has any
+ * address of its own (the image's relocations put the device's there).
+ * Such a global, a function pointer or a pointer table, starts in sync. */
+static int same_but_addresses(const unsigned char *hst,
+                              const unsigned char *dev, uintptr_t n) {
+  for (uintptr_t k = 0; k < n; k += 8) {
+    uintptr_t len = n - k < 8 ? n - k : 8;
+    if (!memcmp(hst + k, dev + k, len))
+      continue;
+    uint64_t hv, dv;
+    Dl_info info;
+    if (len < 8)
+      return 0;
+    memcpy(&hv, hst + k, 8);
+    memcpy(&dv, dev + k, 8);
+    if (!dv || !(pointer_word((uintptr_t)dv) ||
+                 dladdr((void *)(uintptr_t)hv, &info)))
+      return 0;
+  }
+  return 1;
+}
+
 void data_globals_check(struct cregion *r, int32_t dev) {
   for (struct cblock *g = cb_globals(dev); g; g = g->next_global) {
     if (!g->hst || g->size <= 1 || g->stale_reported)
@@ -622,6 +647,11 @@ void data_globals_check(struct cregion *r, int32_t dev) {
     if (!g->sync_known) { /* the device still holds the image's value */
       g->sync_hash = hd;
       g->sync_known = 1;
+      if (same_but_addresses((const unsigned char *)g->hst, d, g->size)) {
+        g->sync_hash = h; /* the host's copy of that value */
+        free(d);
+        continue;
+      }
     }
     if (hd == h) {
       g->sync_hash = h;
