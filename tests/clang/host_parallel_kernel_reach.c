@@ -7,7 +7,7 @@
 // its code cannot reach libomp (src/plugins/emu/loader/reach.c); these
 // kernels check the answers; the trace says which kernels may run there.
 // RUN-ENV: OMPEMU_TRACE=2
-// EXPECT-STDERR: image dev0.img0: 1 of 5 kernels reach no libomp call (they may run on the launching thread)
+// EXPECT-STDERR: image dev0.img0: 1 of 6 kernels reach no libomp call (they may run on the launching thread)
 // SKIP-MODE-x86: LLVM 14's x86_64 plugin runs every kernel on the calling thread (omp_in_parallel answers 1)
 // LLVM14-FAILS: LLVM 14's host plugin runs kernels on the calling thread
 #define _GNU_SOURCE
@@ -22,10 +22,11 @@
 __attribute__((noinline)) static int levels(void) {
   return omp_in_parallel() * 10 + omp_get_level();
 }
+int (*global_pointer)(void) = levels; /* -O2: call *global_pointer(%rip) */
 #pragma omp end declare target
 
 int main(void) {
-  int plain[T], direct[T], called[T], pointer[T], teams_sum[T];
+  int plain[T], direct[T], called[T], pointer[T], global[T], teams_sum[T];
 #pragma omp parallel num_threads(T)
   {
     int t = omp_get_thread_num();
@@ -50,6 +51,8 @@ int main(void) {
       int (*volatile via_pointer)(void) = levels;
       pointer[t] = via_pointer();
     }
+#pragma omp target map(from: global[t:1])
+    global[t] = global_pointer();
     int s = 0;
 #pragma omp target teams distribute parallel for reduction(+: s) map(tofrom: s)
     for (int i = 0; i < N; i++)
@@ -65,6 +68,8 @@ int main(void) {
     CHECK(called[t] == 0, "thread %d: from a called function: %d", t,
           called[t]);
     CHECK(pointer[t] == 0, "thread %d: through a pointer: %d", t, pointer[t]);
+    CHECK(global[t] == 0, "thread %d: through a global pointer: %d", t,
+          global[t]);
     CHECK(teams_sum[t] == N * (N - 1), "thread %d: sum %d", t, teams_sum[t]);
     CHECK(plain[t] == N * (N - 1), "thread %d: plain kernel sum %d", t,
           plain[t]);
