@@ -48,6 +48,18 @@ static void bad(const struct rt_args *a, int32_t i, int32_t j,
          (int)j, OMPEMU_P(jb), OMPEMU_P(je), (unsigned long)a->types[j]);
 }
 
+/* clang 22's form of a reference member (`int &d` in a struct, map(d)):
+ * the parent P is the reference's storage, one pointer whose host value is
+ * member I's begin, and I's base is the struct's address, not that
+ * storage. */
+static int reference_member(const struct rt_args *a, int32_t i, int32_t p) {
+  void *held;
+  if (a->sizes[p] != sizeof(void *) || !a->begin[p])
+    return 0;
+  memcpy(&held, a->begin[p], sizeof held);
+  return held == a->begin[i] && (uintptr_t)a->base[i] <= (uintptr_t)a->begin[p];
+}
+
 /* Is [B, E) inside the range of some usable entry other than SELF? */
 static int inside_some_entry(const struct rt_args *a, int32_t self,
                              uintptr_t b, uintptr_t e) {
@@ -154,8 +166,12 @@ plan_members(const struct rt_args *a, int32_t *order, int *has_members) {
         e = b + sizeof(void *);
         if (!(b >= pb && e <= pe) && !inside_some_entry(a, i, b, e) &&
             !(a->types[i] & (OMP_TGT_MAPTYPE_IMPLICIT |
-                             OMP_TGT_MAPTYPE_RETURN_PARAM))) {
-          bad(a, i, p, "has its pointer outside its parent");
+                             OMP_TGT_MAPTYPE_RETURN_PARAM)) &&
+            !reference_member(a, i, p)) {
+          char why[96];
+          snprintf(why, sizeof why, "has its pointer (host " OMPEMU_PTR
+                   ") outside its parent", OMPEMU_P(b));
+          bad(a, i, p, why);
           goto out;
         }
         continue;
