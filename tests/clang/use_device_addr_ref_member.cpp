@@ -26,10 +26,31 @@ struct Holder {
   }
 };
 
+/* A reference to a scalar as a member: clang 22 lists the scalar as a
+ * PTR_AND_OBJ member of the reference's storage, based at the struct. */
+int scalar = 5;
+struct ScalarRef {
+  long before = 1;
+  int &r = scalar;
+  int run() {
+    int ok = 0;
+#pragma omp target enter data map(to: r)
+    void *dev = omp_get_mapped_ptr(&r, omp_get_default_device());
+#pragma omp target data use_device_addr(r)
+    ok += dev != nullptr && dev == (void *)&r;
+    ok += dev != nullptr;
+#pragma omp target exit data map(release: r)
+    return ok;
+  }
+};
+
 int main() {
   Holder h;
   int ok = h.run();
   CHECK(ok == 2, "use_device_addr(ref) gave the mapped address %d of 2 times",
         ok);
+  ScalarRef sr;
+  ok = sr.run();
+  CHECK(ok == 2, "reference member: %d of 2 checks held", ok);
   return tc_done();
 }
