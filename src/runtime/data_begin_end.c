@@ -3,8 +3,9 @@
  * (MEMBER_OF) entries in any order, RETURN_PARAM, deferred removal; clang
  * 22's ATTACH entries map nothing here (attach_entries.c after begin).  Each
  * argument is handled under the device's map_lock, taken and released per
- * argument, and dropped around allocations and copies: the entry is
- * marked busy meanwhile (mapping.h). */
+ * argument, and dropped around allocations and copies (the entry is
+ * marked busy meanwhile, mapping.h) unless they are small and nothing
+ * observes them (held_copy). */
 #include "config.h"
 #include "data.h"
 #include "locstr.h"
@@ -31,6 +32,25 @@ static void not_present(uintptr_t begin, int64_t size) {
              OMPEMU_P(begin), (long)size);
 }
 
+/* Whether a copy of SIZE bytes for OP (and a new entry's allocation before
+ * it) keeps the map lock instead of dropping it: small, synchronous (OP
+ * has queued nothing), unobserved (an observer may take its time, or call
+ * a tool that calls the runtime), and on the emu plugin, whose copies are
+ * host memcpys that wait for no device (another plugin's synchronous copy
+ * may wait for a kernel: other threads must not wait for it;
+ * tests/unit/test_mapping.c, test_threads_distinct).  The lock taken
+ * again right after a copy waits for the copy's stores to drain: keeping
+ * it saved 15-30 ns per launch of one or two small maps
+ * (tests/bench/profile/launch.md, "Fewer lock round trips per map list
+ * (branch fourk3)"); a larger copy lets other threads map meanwhile. */
+#define HELD_COPY_MAX 4096
+static inline int held_copy(const struct rt_op *op, int64_t size) {
+  if (size > HELD_COPY_MAX || op->async.Queue || obs_mask)
+    return 0;
+  const char *n = op->d->plugin->name; /* "emu", without a call */
+  return n[0] == 'e' && n[1] == 'm' && n[2] == 'u' && !n[3];
+}
+
 /* Result of get_target_pointer. */
 struct tpr {
   uintptr_t tgt;
@@ -39,14 +59,18 @@ struct tpr {
 };
 
 /* Copy [BEGIN, BEGIN+SIZE) to TGT inside E, which the caller made busy,
- * without the map lock (held on entry and on return), then re-write E's
- * attached pointers in that range.  0 / -1 (reported). */
+ * without the map lock (held on entry and on return) unless held_copy,
+ * then re-write E's attached pointers in that range.  0 / -1
+ * (reported). */
 static int copy_to_unlocked(struct rt_op *op, struct map_entry *e,
                             uintptr_t begin, uintptr_t tgt, int64_t size,
                             const char *name) {
-  pthread_mutex_unlock(&op->d->map_lock);
+  int held = held_copy(op, size);
+  if (!held)
+    pthread_mutex_unlock(&op->d->map_lock);
   int rc = rt_copy_to(op, NULL, begin, tgt, size, name);
-  pthread_mutex_lock(&op->d->map_lock);
+  if (!held)
+    pthread_mutex_lock(&op->d->map_lock);
   if (rc == 0 && e->nshadows)
     rc = rt_reattach_range(op, e, begin, size);
   return rc;
@@ -54,8 +78,8 @@ static int copy_to_unlocked(struct rt_op *op, struct map_entry *e,
 
 /* A new entry for [BEGIN, BEGIN+SIZE): inserted busy, then allocated and
  * filled without the map lock (held on entry and on return), so that
- * threads mapping other data do not wait for this one.  Sets R; -1 only
- * when the copy failed. */
+ * threads mapping other data do not wait for this one, or with it when
+ * held_copy.  Sets R; -1 only when the copy failed. */
 static int new_entry(struct rt_op *op, struct map_table *t, uintptr_t begin,
                      uintptr_t base, int64_t size, const char *name,
                      int64_t type, int to, int hold, struct tpr *r) {
@@ -72,13 +96,16 @@ static int new_entry(struct rt_op *op, struct map_table *t, uintptr_t begin,
   }
   e->busy = 1;
   e->born = op->stamp; /* 0 unless the list attaches (rt_data_begin) */
-  pthread_mutex_unlock(&op->d->map_lock);
+  int held = held_copy(op, size);
+  if (!held)
+    pthread_mutex_unlock(&op->d->map_lock);
   OBS_VAR(name);
   void *p = rt_dev_alloc(op->d, size, (void *)begin, TARGET_ALLOC_DEFAULT);
   if (!p) {
     DTRACE(1, "device %d: allocation of %ld bytes for host " OMPEMU_PTR
              " failed", dev, (long)size, OMPEMU_P(begin));
-    pthread_mutex_lock(&op->d->map_lock);
+    if (!held)
+      pthread_mutex_lock(&op->d->map_lock);
     map_remove(t, e);
     return 0;
   }
@@ -100,7 +127,8 @@ static int new_entry(struct rt_op *op, struct map_table *t, uintptr_t begin,
   OBS_MAP(op->d, OBS_MAP_NEW, begin, p, size, name, e->dyn_ref, e->hold_ref,
           type);
   int rc = to ? rt_copy_to(op, NULL, begin, (uintptr_t)p, size, name) : 0;
-  pthread_mutex_lock(&op->d->map_lock);
+  if (!held)
+    pthread_mutex_lock(&op->d->map_lock);
   e->tgt_begin = (uintptr_t)p;
   map_release(t, e);
   r->is_new = 1;
@@ -295,7 +323,7 @@ int rt_data_begin(struct rt_op *op, const struct rt_args *a) {
     return 0;
   LIST_BUF(int32_t, order, a->n);
   LIST_BUF(int, has_members, a->n);
-  int rc = -1;
+  int rc = -1, locked = 0;
   if (!order || !has_members) {
     rt_err("out of memory mapping %d arguments", (int)a->n);
     goto out;
@@ -308,6 +336,9 @@ int rt_data_begin(struct rt_op *op, const struct rt_args *a) {
    * increment of a global counter per construct. */
   if (!op->stamp && list_attaches(a))
     (void)rt_attach_stamp(op);
+  /* The map lock is taken once for a run of arguments without a mapper
+   * (a mapper's components map through this function again): an argument
+   * drops it only around its large or observed copies. */
   int attach = 0;
   for (int32_t k = 0; k < a->n; k++) {
     int32_t i = order[k];
@@ -316,22 +347,30 @@ int rt_data_begin(struct rt_op *op, const struct rt_args *a) {
     if (type & SKIP_TYPES)
       continue;
     if (a->mappers && a->mappers[i]) {
+      if (locked)
+        pthread_mutex_unlock(&op->d->map_lock);
+      locked = 0;
       if (rt_data_mapper(op, a, i, RT_DATA_BEGIN, rt_data_begin))
         goto out;
       continue;
     }
     int padded = ompemu_parent_index(type) < 0 && has_members[i];
-    pthread_mutex_lock(&op->d->map_lock);
+    if (!locked)
+      pthread_mutex_lock(&op->d->map_lock);
+    locked = 1;
     struct map_table *t = map_table_of(op->d);
-    int r = t ? begin_one(op, t, a, i, padded) : -1;
-    pthread_mutex_unlock(&op->d->map_lock);
-    if (r)
+    if (!t || begin_one(op, t, a, i, padded))
       goto out;
   }
+  if (locked)
+    pthread_mutex_unlock(&op->d->map_lock);
+  locked = 0;
   if (attach && rt_data_attach(op, a))
     goto out;
   rc = 0;
 out:
+  if (locked)
+    pthread_mutex_unlock(&op->d->map_lock);
   LIST_FREE(order);
   LIST_FREE(has_members);
   return rc;
@@ -449,12 +488,20 @@ static int end_one(struct rt_op *op, struct map_table *t,
           copy_member = 1;
       }
       if ((del_entry || always || copy_member) && !is_host) {
-        /* E (not NULL: !is_host) stays, busy, while the lock is dropped. */
-        e->busy = 1;
-        pthread_mutex_unlock(&op->d->map_lock);
-        int rc = rt_copy_from(op, NULL, begin, tgt, size, e->name);
-        pthread_mutex_lock(&op->d->map_lock);
-        map_release(t, e);
+        /* E (not NULL: !is_host) stays, busy, while the lock is dropped
+         * (not for a held_copy). */
+        int rc;
+        if (held_copy(op, size)) {
+          rc = rt_copy_from(op, NULL, begin, tgt, size, e->name);
+        } else {
+          e->busy = 1;
+          pthread_mutex_unlock(&op->d->map_lock);
+          rc = rt_copy_from(op, NULL, begin, tgt, size, e->name);
+          pthread_mutex_lock(&op->d->map_lock);
+          map_release(t, e);
+          for (int k = 0; k < *ndel; k++) /* found before the drop */
+            del[k].entry = NULL;
+        }
         if (rc)
           return -1;
       }
@@ -567,51 +614,76 @@ int rt_data_end(struct rt_op *op, const struct rt_args *a) {
   LIST_BUF(int32_t, order, a->n);
   LIST_BUF(int, has_members, a->n);
   LIST_BUF(struct dealloc, del, a->n);
-  int ndel = 0, rc = -1;
+  LIST_BUF(struct dealloced, outs, a->n);
+  int ndel = 0, rc = -1, locked = 0;
   uintptr_t mapper_base = 0;
-  if (!order || !has_members || !del) {
+  if (!order || !has_members || !del || !outs) {
     rt_err("out of memory unmapping %d arguments", (int)a->n);
     goto out;
   }
   if (rt_plan_list(a, order, has_members))
     goto out;
+  /* The map lock is taken once for a run of arguments without a mapper,
+   * as in rt_data_begin; del[k].entry stays valid while it is held. */
   for (int32_t k = a->n - 1; k >= 0; k--) {
     int32_t i = order[k];
     int64_t type = a->types[i];
     if (type & SKIP_TYPES)
       continue;
     if (a->mappers && a->mappers[i]) {
+      if (locked)
+        pthread_mutex_unlock(&op->d->map_lock);
+      locked = 0;
+      for (int j = 0; j < ndel; j++)
+        del[j].entry = NULL;
       if (rt_data_mapper(op, a, i, RT_DATA_END, rt_data_end))
         goto out;
       continue;
     }
-    pthread_mutex_lock(&op->d->map_lock);
+    if (!locked)
+      pthread_mutex_lock(&op->d->map_lock);
+    locked = 1;
     struct map_table *t = map_table_of(op->d);
-    int ndel_before = ndel;
-    int r = t ? end_one(op, t, a, i, del, &ndel, &mapper_base) : -1;
-    if (r == 0 && k == 0 && ndel == 1 && !mapper_base &&
-        !op->async.Queue && !op->sync_failed) {
-      /* The last argument, and nothing queued that the synchronize would
-       * wait for: remove the one entry in the same hold of the lock (one
-       * lock round trip less per launch of a single mapping), and, when
-       * it was this argument's, without looking it up again. */
-      struct dealloced out;
-      r = dealloc_locked(op, &del[0], ndel_before == 0 ? del[0].entry : NULL,
-                         &out);
-      pthread_mutex_unlock(&op->d->map_lock);
-      if (dealloc_after(op, &out))
-        r = -1;
-      if (r) {
-        rt_err("Deallocating data from device failed.");
-        goto out;
-      }
-      rc = 0;
-      goto out;
-    }
-    pthread_mutex_unlock(&op->d->map_lock);
-    if (r)
+    if (!t || end_one(op, t, a, i, del, &ndel, &mapper_base))
       goto out;
   }
+  if (!op->async.Queue && !op->sync_failed && (ndel <= 1 || obs_mask == 0)) {
+    /* Nothing queued that the synchronize would wait for: remove the
+     * entries in the same hold of the lock (one lock round trip per list,
+     * not per entry), without looking up again those found in it.  With
+     * observers, only one entry: they see each removal's table. */
+    if (!locked)
+      pthread_mutex_lock(&op->d->map_lock);
+    locked = 1;
+    int r = 0;
+    for (int k = 0; k < ndel; k++)
+      outs[k].removed = 0;
+    for (int k = 0; k < ndel; k++) {
+      if (mapper_base && del[k].begin == mapper_base)
+        continue;
+      if (dealloc_locked(op, &del[k], del[k].entry, &outs[k])) {
+        r = -1;
+        break;
+      }
+      for (int j = k + 1; outs[k].removed && j < ndel; j++)
+        if (del[j].entry == del[k].entry && del[j].entry)
+          del[j].entry = NULL; /* gone: look it up (and miss) */
+    }
+    pthread_mutex_unlock(&op->d->map_lock);
+    locked = 0;
+    for (int k = 0; k < ndel; k++)
+      if (dealloc_after(op, &outs[k]))
+        r = -1;
+    if (r) {
+      rt_err("Deallocating data from device failed.");
+      goto out;
+    }
+    rc = 0;
+    goto out;
+  }
+  if (locked)
+    pthread_mutex_unlock(&op->d->map_lock);
+  locked = 0;
   if (rt_op_sync(op))
     goto out;
   for (int k = 0; k < ndel; k++) {
@@ -624,8 +696,11 @@ int rt_data_end(struct rt_op *op, const struct rt_args *a) {
   }
   rc = 0;
 out:
+  if (locked)
+    pthread_mutex_unlock(&op->d->map_lock);
   LIST_FREE(order);
   LIST_FREE(has_members);
   LIST_FREE(del);
+  LIST_FREE(outs);
   return rc;
 }
