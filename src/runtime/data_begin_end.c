@@ -40,9 +40,10 @@ static void not_present(uintptr_t begin, int64_t size) {
  * may wait for a kernel: other threads must not wait for it;
  * tests/unit/test_mapping.c, test_threads_distinct).  The lock taken
  * again right after a copy waits for the copy's stores to drain: keeping
- * it saved 15-30 ns per launch of one or two small maps
- * (tests/bench/profile/launch.md, "Fewer lock round trips per map list
- * (branch fourk3)"); a larger copy lets other threads map meanwhile. */
+ * it saved 15-25 ns per launch of one or two small maps
+ * (tests/bench/profile/launch.md, "The map lock held through small
+ * copies (branch fourk3)"); a larger copy lets other threads map
+ * meanwhile. */
 #define HELD_COPY_MAX 4096
 static inline int held_copy(const struct rt_op *op, int64_t size) {
   if (size > HELD_COPY_MAX || op->async.Queue || obs_mask)
@@ -323,7 +324,7 @@ int rt_data_begin(struct rt_op *op, const struct rt_args *a) {
     return 0;
   LIST_BUF(int32_t, order, a->n);
   LIST_BUF(int, has_members, a->n);
-  int rc = -1, locked = 0;
+  int rc = -1;
   if (!order || !has_members) {
     rt_err("out of memory mapping %d arguments", (int)a->n);
     goto out;
@@ -336,9 +337,6 @@ int rt_data_begin(struct rt_op *op, const struct rt_args *a) {
    * increment of a global counter per construct. */
   if (!op->stamp && list_attaches(a))
     (void)rt_attach_stamp(op);
-  /* The map lock is taken once for a run of arguments without a mapper
-   * (a mapper's components map through this function again): an argument
-   * drops it only around its large or observed copies. */
   int attach = 0;
   for (int32_t k = 0; k < a->n; k++) {
     int32_t i = order[k];
@@ -347,30 +345,22 @@ int rt_data_begin(struct rt_op *op, const struct rt_args *a) {
     if (type & SKIP_TYPES)
       continue;
     if (a->mappers && a->mappers[i]) {
-      if (locked)
-        pthread_mutex_unlock(&op->d->map_lock);
-      locked = 0;
       if (rt_data_mapper(op, a, i, RT_DATA_BEGIN, rt_data_begin))
         goto out;
       continue;
     }
     int padded = ompemu_parent_index(type) < 0 && has_members[i];
-    if (!locked)
-      pthread_mutex_lock(&op->d->map_lock);
-    locked = 1;
+    pthread_mutex_lock(&op->d->map_lock);
     struct map_table *t = map_table_of(op->d);
-    if (!t || begin_one(op, t, a, i, padded))
+    int r = t ? begin_one(op, t, a, i, padded) : -1;
+    pthread_mutex_unlock(&op->d->map_lock);
+    if (r)
       goto out;
   }
-  if (locked)
-    pthread_mutex_unlock(&op->d->map_lock);
-  locked = 0;
   if (attach && rt_data_attach(op, a))
     goto out;
   rc = 0;
 out:
-  if (locked)
-    pthread_mutex_unlock(&op->d->map_lock);
   LIST_FREE(order);
   LIST_FREE(has_members);
   return rc;
@@ -499,8 +489,6 @@ static int end_one(struct rt_op *op, struct map_table *t,
           rc = rt_copy_from(op, NULL, begin, tgt, size, e->name);
           pthread_mutex_lock(&op->d->map_lock);
           map_release(t, e);
-          for (int k = 0; k < *ndel; k++) /* found before the drop */
-            del[k].entry = NULL;
         }
         if (rc)
           return -1;
@@ -614,76 +602,51 @@ int rt_data_end(struct rt_op *op, const struct rt_args *a) {
   LIST_BUF(int32_t, order, a->n);
   LIST_BUF(int, has_members, a->n);
   LIST_BUF(struct dealloc, del, a->n);
-  LIST_BUF(struct dealloced, outs, a->n);
-  int ndel = 0, rc = -1, locked = 0;
+  int ndel = 0, rc = -1;
   uintptr_t mapper_base = 0;
-  if (!order || !has_members || !del || !outs) {
+  if (!order || !has_members || !del) {
     rt_err("out of memory unmapping %d arguments", (int)a->n);
     goto out;
   }
   if (rt_plan_list(a, order, has_members))
     goto out;
-  /* The map lock is taken once for a run of arguments without a mapper,
-   * as in rt_data_begin; del[k].entry stays valid while it is held. */
   for (int32_t k = a->n - 1; k >= 0; k--) {
     int32_t i = order[k];
     int64_t type = a->types[i];
     if (type & SKIP_TYPES)
       continue;
     if (a->mappers && a->mappers[i]) {
-      if (locked)
-        pthread_mutex_unlock(&op->d->map_lock);
-      locked = 0;
-      for (int j = 0; j < ndel; j++)
-        del[j].entry = NULL;
       if (rt_data_mapper(op, a, i, RT_DATA_END, rt_data_end))
         goto out;
       continue;
     }
-    if (!locked)
-      pthread_mutex_lock(&op->d->map_lock);
-    locked = 1;
+    pthread_mutex_lock(&op->d->map_lock);
     struct map_table *t = map_table_of(op->d);
-    if (!t || end_one(op, t, a, i, del, &ndel, &mapper_base))
-      goto out;
-  }
-  if (!op->async.Queue && !op->sync_failed && (ndel <= 1 || obs_mask == 0)) {
-    /* Nothing queued that the synchronize would wait for: remove the
-     * entries in the same hold of the lock (one lock round trip per list,
-     * not per entry), without looking up again those found in it.  With
-     * observers, only one entry: they see each removal's table. */
-    if (!locked)
-      pthread_mutex_lock(&op->d->map_lock);
-    locked = 1;
-    int r = 0;
-    for (int k = 0; k < ndel; k++)
-      outs[k].removed = 0;
-    for (int k = 0; k < ndel; k++) {
-      if (mapper_base && del[k].begin == mapper_base)
-        continue;
-      if (dealloc_locked(op, &del[k], del[k].entry, &outs[k])) {
+    int ndel_before = ndel;
+    int r = t ? end_one(op, t, a, i, del, &ndel, &mapper_base) : -1;
+    if (r == 0 && k == 0 && ndel == 1 && !mapper_base &&
+        !op->async.Queue && !op->sync_failed) {
+      /* The last argument, and nothing queued that the synchronize would
+       * wait for: remove the one entry in the same hold of the lock (one
+       * lock round trip less per launch of a single mapping), and, when
+       * it was this argument's, without looking it up again. */
+      struct dealloced out;
+      r = dealloc_locked(op, &del[0], ndel_before == 0 ? del[0].entry : NULL,
+                         &out);
+      pthread_mutex_unlock(&op->d->map_lock);
+      if (dealloc_after(op, &out))
         r = -1;
-        break;
+      if (r) {
+        rt_err("Deallocating data from device failed.");
+        goto out;
       }
-      for (int j = k + 1; outs[k].removed && j < ndel; j++)
-        if (del[j].entry == del[k].entry && del[j].entry)
-          del[j].entry = NULL; /* gone: look it up (and miss) */
-    }
-    pthread_mutex_unlock(&op->d->map_lock);
-    locked = 0;
-    for (int k = 0; k < ndel; k++)
-      if (dealloc_after(op, &outs[k]))
-        r = -1;
-    if (r) {
-      rt_err("Deallocating data from device failed.");
+      rc = 0;
       goto out;
     }
-    rc = 0;
-    goto out;
-  }
-  if (locked)
     pthread_mutex_unlock(&op->d->map_lock);
-  locked = 0;
+    if (r)
+      goto out;
+  }
   if (rt_op_sync(op))
     goto out;
   for (int k = 0; k < ndel; k++) {
@@ -696,11 +659,8 @@ int rt_data_end(struct rt_op *op, const struct rt_args *a) {
   }
   rc = 0;
 out:
-  if (locked)
-    pthread_mutex_unlock(&op->d->map_lock);
   LIST_FREE(order);
   LIST_FREE(has_members);
   LIST_FREE(del);
-  LIST_FREE(outs);
   return rc;
 }
