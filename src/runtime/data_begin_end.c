@@ -3,9 +3,8 @@
  * (MEMBER_OF) entries in any order, RETURN_PARAM, deferred removal; clang
  * 22's ATTACH entries map nothing here (attach_entries.c after begin).  Each
  * argument is handled under the device's map_lock, taken and released per
- * argument, and dropped around allocations and copies (the entry is
- * marked busy meanwhile, mapping.h) unless they are small and nothing
- * observes them (held_copy). */
+ * argument, and dropped around allocations and copies: the entry is
+ * marked busy meanwhile (mapping.h). */
 #include "config.h"
 #include "data.h"
 #include "locstr.h"
@@ -32,26 +31,6 @@ static void not_present(uintptr_t begin, int64_t size) {
              OMPEMU_P(begin), (long)size);
 }
 
-/* Whether a copy of SIZE bytes for OP (and a new entry's allocation before
- * it) keeps the map lock instead of dropping it: small, synchronous (OP
- * has queued nothing), unobserved (an observer may take its time, or call
- * a tool that calls the runtime), and on the emu plugin, whose copies are
- * host memcpys that wait for no device (another plugin's synchronous copy
- * may wait for a kernel: other threads must not wait for it;
- * tests/unit/test_mapping.c, test_threads_distinct).  The lock taken
- * again right after a copy waits for the copy's stores to drain: keeping
- * it saved 15-25 ns per launch of one or two small maps
- * (tests/bench/profile/launch.md, "The map lock held through small
- * copies (branch fourk3)"); a larger copy lets other threads map
- * meanwhile. */
-#define HELD_COPY_MAX 4096
-static inline int held_copy(const struct rt_op *op, int64_t size) {
-  if (size > HELD_COPY_MAX || op->async.Queue || obs_mask)
-    return 0;
-  const char *n = op->d->plugin->name; /* "emu", without a call */
-  return n[0] == 'e' && n[1] == 'm' && n[2] == 'u' && !n[3];
-}
-
 /* Result of get_target_pointer. */
 struct tpr {
   uintptr_t tgt;
@@ -60,18 +39,14 @@ struct tpr {
 };
 
 /* Copy [BEGIN, BEGIN+SIZE) to TGT inside E, which the caller made busy,
- * without the map lock (held on entry and on return) unless held_copy,
- * then re-write E's attached pointers in that range.  0 / -1
- * (reported). */
+ * without the map lock (held on entry and on return), then re-write E's
+ * attached pointers in that range.  0 / -1 (reported). */
 static int copy_to_unlocked(struct rt_op *op, struct map_entry *e,
                             uintptr_t begin, uintptr_t tgt, int64_t size,
                             const char *name) {
-  int held = held_copy(op, size);
-  if (!held)
-    pthread_mutex_unlock(&op->d->map_lock);
+  pthread_mutex_unlock(&op->d->map_lock);
   int rc = rt_copy_to(op, NULL, begin, tgt, size, name);
-  if (!held)
-    pthread_mutex_lock(&op->d->map_lock);
+  pthread_mutex_lock(&op->d->map_lock);
   if (rc == 0 && e->nshadows)
     rc = rt_reattach_range(op, e, begin, size);
   return rc;
@@ -79,8 +54,8 @@ static int copy_to_unlocked(struct rt_op *op, struct map_entry *e,
 
 /* A new entry for [BEGIN, BEGIN+SIZE): inserted busy, then allocated and
  * filled without the map lock (held on entry and on return), so that
- * threads mapping other data do not wait for this one, or with it when
- * held_copy.  Sets R; -1 only when the copy failed. */
+ * threads mapping other data do not wait for this one.  Sets R; -1 only
+ * when the copy failed. */
 static int new_entry(struct rt_op *op, struct map_table *t, uintptr_t begin,
                      uintptr_t base, int64_t size, const char *name,
                      int64_t type, int to, int hold, struct tpr *r) {
@@ -97,16 +72,13 @@ static int new_entry(struct rt_op *op, struct map_table *t, uintptr_t begin,
   }
   e->busy = 1;
   e->born = op->stamp; /* 0 unless the list attaches (rt_data_begin) */
-  int held = held_copy(op, size);
-  if (!held)
-    pthread_mutex_unlock(&op->d->map_lock);
+  pthread_mutex_unlock(&op->d->map_lock);
   OBS_VAR(name);
   void *p = rt_dev_alloc(op->d, size, (void *)begin, TARGET_ALLOC_DEFAULT);
   if (!p) {
     DTRACE(1, "device %d: allocation of %ld bytes for host " OMPEMU_PTR
              " failed", dev, (long)size, OMPEMU_P(begin));
-    if (!held)
-      pthread_mutex_lock(&op->d->map_lock);
+    pthread_mutex_lock(&op->d->map_lock);
     map_remove(t, e);
     return 0;
   }
@@ -128,8 +100,7 @@ static int new_entry(struct rt_op *op, struct map_table *t, uintptr_t begin,
   OBS_MAP(op->d, OBS_MAP_NEW, begin, p, size, name, e->dyn_ref, e->hold_ref,
           type);
   int rc = to ? rt_copy_to(op, NULL, begin, (uintptr_t)p, size, name) : 0;
-  if (!held)
-    pthread_mutex_lock(&op->d->map_lock);
+  pthread_mutex_lock(&op->d->map_lock);
   e->tgt_begin = (uintptr_t)p;
   map_release(t, e);
   r->is_new = 1;
@@ -478,18 +449,12 @@ static int end_one(struct rt_op *op, struct map_table *t,
           copy_member = 1;
       }
       if ((del_entry || always || copy_member) && !is_host) {
-        /* E (not NULL: !is_host) stays, busy, while the lock is dropped
-         * (not for a held_copy). */
-        int rc;
-        if (held_copy(op, size)) {
-          rc = rt_copy_from(op, NULL, begin, tgt, size, e->name);
-        } else {
-          e->busy = 1;
-          pthread_mutex_unlock(&op->d->map_lock);
-          rc = rt_copy_from(op, NULL, begin, tgt, size, e->name);
-          pthread_mutex_lock(&op->d->map_lock);
-          map_release(t, e);
-        }
+        /* E (not NULL: !is_host) stays, busy, while the lock is dropped. */
+        e->busy = 1;
+        pthread_mutex_unlock(&op->d->map_lock);
+        int rc = rt_copy_from(op, NULL, begin, tgt, size, e->name);
+        pthread_mutex_lock(&op->d->map_lock);
+        map_release(t, e);
         if (rc)
           return -1;
       }

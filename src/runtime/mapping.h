@@ -7,8 +7,7 @@
  * protects the index, every entry and every entry's shadow list.
  *
  * The lock is not held across a plugin call that moves or allocates an
- * entry's data, except a small unobserved synchronous one (data begin and
- * end: held_copy): the thread doing that marks the entry busy first, drops
+ * entry's data: the thread doing that marks the entry busy first, drops
  * the lock, calls the plugin, takes the lock again and releases the entry
  * (map_release).  A new entry is inserted busy, with no device address
  * yet, before its allocation and first copy.  Anyone else who finds a busy
