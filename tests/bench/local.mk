@@ -3,7 +3,8 @@
 EXTRA_DIST += tests/bench/bench.c tests/bench/bench.h tests/bench/bench_stress.c \
   tests/bench/trivial.c tests/bench/walltime.c tests/bench/table.awk \
   tests/bench/run.sh tests/bench/fptr_dev.c tests/bench/fptr_host.c \
-  tests/bench/PROFILE.md
+  tests/bench/PROFILE.md tests/bench/profile/launch.md \
+  tests/bench/profile/scale.md
 bench: all
 	@CLANG14='$(CLANG14)' LLVM14_LIBDIR='$(LLVM14_LIBDIR)' CC='$(CC)' \
 	  CLANG22='$(CLANG22)' \

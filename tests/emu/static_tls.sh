@@ -2,8 +2,8 @@
 # TAP: the emu plugin needs no static TLS.  It is dlopen'ed, and a module
 # with one initial-exec __thread variable needs its whole TLS block in
 # glibc's static surplus: dlopen then fails ("cannot allocate memory in
-# static TLS block", tests/bench/PROFILE.md).  Checked on the built plugin
-# with readelf (the STATIC_TLS flag), and on a library planted with an
+# static TLS block", tests/bench/profile/launch.md).  Checked on the built
+# plugin with readelf (the STATIC_TLS flag), and on a library planted with an
 # initial-exec variable (a check that cannot fail is no check).
 set -u
 : "${OMPEMU_BUILDDIR:?}"

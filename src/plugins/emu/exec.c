@@ -66,7 +66,7 @@ static void *zalloc64(size_t size) {
 /* This thread's state, one __thread object: each function that reads one
  * pays one __tls_get_addr call (general-dynamic model; initial-exec would
  * need the plugin's whole TLS block in glibc's static surplus, which a
- * dlopen'ed plugin does not get: tests/bench/PROFILE.md). */
+ * dlopen'ed plugin does not get: tests/bench/profile/launch.md). */
 static __thread struct {
   /* Host thread -> worker index + 1, per device. */
   int my_worker[EMU_MAX_DEVICES];
