@@ -30,12 +30,23 @@ struct cthread {
   struct cregion *spare;  /* the thread's next construct record */
   struct {
     int kernel; /* a kernel of the current construct was left queued */
+    unsigned long kernels; /* how many (of any construct) */
     struct pending *v;
     int n, cap;
   } deferred;
   int armed; /* thread_gone will run at the thread's end */
 };
 static __thread struct cthread th;
+
+uint64_t check_dev_epoch = 1;
+/* Kernels begun and copies to the device done, of any thread, whose end
+ * the checker has not seen yet (queued: seen at the queue's wait).  Under
+ * check_lock. */
+static unsigned long unsettled;
+
+int check_synced(const struct cblock *b) {
+  return !unsettled && b->synced == check_dev_epoch;
+}
 
 /* What a thread keeps between events goes when the thread ends. */
 static pthread_key_t thread_key;
@@ -77,6 +88,8 @@ static void defer(struct cthread *t, const struct obs_event *e) {
   t->deferred.v[t->deferred.n++] =
       (struct pending){e->point, e->device, e->hst, e->tgt, (uintptr_t)e->size,
                        e->var};
+  if (e->point == OBS_COPY_TO)
+    unsettled++;
 }
 
 /* ---- the events ---- */
@@ -165,6 +178,7 @@ static void region_begin(struct cthread *t, struct obs_event *e) {
 static void copy_to(struct cthread *t, int32_t dev, uintptr_t hst,
                     uintptr_t tgt, uintptr_t size, const char *var) {
   struct cregion *r = t->region;
+  check_dev_epoch++;
   struct cblock *b = cb_find_range(dev, tgt, size ? size : 1);
   if (!b)
     return;
@@ -184,28 +198,40 @@ static void copy_to(struct cthread *t, int32_t dev, uintptr_t hst,
     }
     pointer = to != NULL || (!v && cb_is_pointer(b, off));
   }
+  unsigned char *x = NULL;
   if (check_cfg.check) {
     if (b->kind == CB_MAPPED && size && (own || pointer)) {
-      unsigned char *x = cb_expect(b, off == 0 && size == b->size);
-      if (x)
-        memcpy(x + off, (const void *)hst, size);
+      x = cb_expect(b, off == 0 && size == b->size);
       if (pointer)
         cb_mark_pointer(b, off);
     }
     if (off == 0 && size == b->size)
       b->initialized = 1;
   }
+  /* The expected bytes, the report's hash and the scan for host addresses
+   * in one pass over the bytes (check_pass). */
+  int hash = check_cfg.report && report_hashes(b, size);
+  int scan = check_cfg.check && !rt_usm();
+  uint64_t h = 0;
+  size_t clean = 0;
+  if (hash || (x && scan && size >= 1024))
+    h = check_pass(x ? x + off : NULL, (const void *)hst, size, HOSTPTR_LO,
+                   HOSTPTR_SPAN, scan ? &clean : NULL);
+  else if (x)
+    memcpy(x + off, (const void *)hst, size);
   if (check_cfg.check)
     hostptr_after_copy_to(b, tgt, hst, size,
-                          r ? r->where : "omp_target_memcpy");
+                          r ? r->where : "omp_target_memcpy", clean);
   if (check_cfg.report)
-    report_copy_to(r, b, hst, size, var);
+    report_copy_to(r, b, hst, size, var, hash ? &h : NULL);
   if (b->kind == CB_GLOBAL && check_cfg.check)
     data_global_synced(b);
 }
 
+/* DEFERRED: seen at the queue's wait, after the copy (check_synced). */
 static void copy_from(struct cthread *t, int32_t dev, uintptr_t hst,
-                      uintptr_t tgt, uintptr_t size, const char *var) {
+                      uintptr_t tgt, uintptr_t size, const char *var,
+                      int deferred) {
   struct cregion *r = t->region;
   struct cblock *b = cb_find_range(dev, tgt, size ? size : 1);
   if (b && check_cfg.check)
@@ -218,6 +244,8 @@ static void copy_from(struct cthread *t, int32_t dev, uintptr_t hst,
   if (!b)
     return;
   int own = b->hst && hst >= b->hst && hst + size <= b->hst + b->size;
+  int hash = check_cfg.report && report_hashes(b, size), hashed = 0;
+  uint64_t h = 0;
   if (check_cfg.check) {
     data_pending_copy_from(b, hst, size);
     data_after_copy_from(r, b, tgt, hst, size, var);
@@ -225,12 +253,22 @@ static void copy_from(struct cthread *t, int32_t dev, uintptr_t hst,
       b->chose_back = 1;
     if (b->kind == CB_MAPPED && size && own) {
       unsigned char *x = cb_expect(b, tgt == b->tgt && size == b->size);
-      if (x)
+      /* The expected bytes and the report's hash in one pass. */
+      if (x && hash) {
+        h = check_pass(x + (tgt - b->tgt), (const void *)hst, size, 0, 0,
+                       NULL);
+        hashed = 1;
+      } else if (x) {
         memcpy(x + (tgt - b->tgt), (const void *)hst, size);
+      }
+      /* The device bytes as the copy found them; only if nothing may have
+       * written the device since the copy. */
+      if (x && !deferred && !unsettled && tgt == b->tgt && size == b->size)
+        b->synced = check_dev_epoch;
     }
   }
   if (check_cfg.report)
-    report_copy_from(r, b, hst, size, var);
+    report_copy_from(r, b, hst, size, var, hashed ? &h : NULL);
   if (check_cfg.check) {
     hostptr_after_copy_from(hst, size);
     if (b->kind == CB_GLOBAL)
@@ -253,12 +291,16 @@ static void run_deferred(struct cthread *t) {
     t->deferred.kernel = 0;
     kernel_done(t->region);
   }
+  unsettled -= t->deferred.kernels;
+  t->deferred.kernels = 0;
   for (int i = 0; i < t->deferred.n; i++) {
     struct pending *p = &t->deferred.v[i];
-    if (p->point == OBS_COPY_TO)
+    if (p->point == OBS_COPY_TO) {
+      unsettled--;
       copy_to(t, p->dev, p->hst, p->tgt, p->size, p->var);
-    else
-      copy_from(t, p->dev, p->hst, p->tgt, p->size, p->var);
+    } else {
+      copy_from(t, p->dev, p->hst, p->tgt, p->size, p->var, 1);
+    }
   }
   t->deferred.n = 0;
 }
@@ -434,8 +476,10 @@ static int on_event(struct obs_event *e, enum obs_phase ph) {
   int ok = ph != OBS_PH_END || e->result == 0;
   switch (e->point) {
   case OBS_REGION:
-    if (ph == OBS_PH_BEGIN)
+    if (ph == OBS_PH_BEGIN) {
+      check_dev_epoch++;
       region_begin(t, e);
+    }
     else
       region_end(t);
     break;
@@ -455,15 +499,24 @@ static int on_event(struct obs_event *e, enum obs_phase ph) {
     else if (e->point == OBS_COPY_TO)
       copy_to(t, e->device, e->hst, e->tgt, (uintptr_t)e->size, e->var);
     else
-      copy_from(t, e->device, e->hst, e->tgt, (uintptr_t)e->size, e->var);
+      copy_from(t, e->device, e->hst, e->tgt, (uintptr_t)e->size, e->var,
+                0);
     break;
   case OBS_KERNEL:
-    if (ph == OBS_PH_BEGIN)
+    if (ph == OBS_PH_BEGIN) {
+      check_dev_epoch++;
+      unsettled++;
       kernel_begin(t, e);
-    else if (ok && e->queued)
+    } else if (ok && e->queued) {
       t->deferred.kernel = 1;
-    else if (ok)
-      kernel_done(t->region);
+      t->deferred.kernels++;
+    } else {
+      /* A queued kernel that failed may run yet: never settled. */
+      if (!e->queued)
+        unsettled--;
+      if (ok)
+        kernel_done(t->region);
+    }
     break;
   case OBS_WAIT:
     if (ph == OBS_PH_END)
