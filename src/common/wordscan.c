@@ -36,6 +36,14 @@ size_t ompemu_first_word_in(const void *p, size_t words, uint64_t lo,
     if (m[0] | m[1] | m[2] | m[3])
       break;
   }
+  if (i + 8 <= words) { /* eight words left, or sixteen holding a match */
+    v4u64 a, b;
+    memcpy(&a, c + 8 * i, sizeof a);
+    memcpy(&b, c + 8 * i + 32, sizeof b);
+    v4i64 m = ((v4i64)(a - vlo) < vlim) | ((v4i64)(b - vlo) < vlim);
+    if (!(m[0] | m[1] | m[2] | m[3]))
+      i += 8;
+  }
   for (; i < words; i++) {
     uint64_t w;
     memcpy(&w, c + 8 * i, sizeof w);

@@ -39,6 +39,9 @@ struct cthread {
 static __thread struct cthread th;
 
 uint64_t check_dev_epoch = 1;
+/* The smallest copy whose bytes check_pass reads in one pass for several
+ * uses (below, its set-up costs more than a second pass saves). */
+#define PASS_MIN 512
 /* Kernels begun and copies to the device done, of any thread, whose end
  * the checker has not seen yet (queued: seen at the queue's wait).  Under
  * check_lock. */
@@ -209,15 +212,21 @@ static void copy_to(struct cthread *t, int32_t dev, uintptr_t hst,
       b->initialized = 1;
   }
   /* The expected bytes, the report's hash and the scan for host addresses
-   * in one pass over the bytes (check_pass). */
-  int hash = check_cfg.report && report_hashes(b, size);
-  int scan = check_cfg.check && !rt_usm();
+   * in one pass over the bytes (check_pass), when they are enough for it
+   * to save more than its set-up costs. */
   uint64_t h = 0;
   size_t clean = 0;
-  if (hash || (x && scan && size >= 1024))
-    h = check_pass(x ? x + off : NULL, (const void *)hst, size, HOSTPTR_LO,
-                   HOSTPTR_SPAN, scan ? &clean : NULL);
-  else if (x)
+  int hash = 0, passed = 0;
+  if (size >= PASS_MIN) {
+    hash = check_cfg.report && report_hashes(b, size);
+    int scan = check_cfg.check && !rt_usm();
+    passed = hash + !!x + scan >= 2;
+    if (passed)
+      h = check_pass(x ? x + off : NULL, (const void *)hst, size, HOSTPTR_LO,
+                     HOSTPTR_SPAN, scan ? &clean : NULL);
+    hash &= passed;
+  }
+  if (x && !passed)
     memcpy(x + off, (const void *)hst, size);
   if (check_cfg.check)
     hostptr_after_copy_to(b, tgt, hst, size,
@@ -254,7 +263,7 @@ static void copy_from(struct cthread *t, int32_t dev, uintptr_t hst,
     if (b->kind == CB_MAPPED && size && own) {
       unsigned char *x = cb_expect(b, tgt == b->tgt && size == b->size);
       /* The expected bytes and the report's hash in one pass. */
-      if (x && hash) {
+      if (x && hash && size >= PASS_MIN) {
         h = check_pass(x + (tgt - b->tgt), (const void *)hst, size, 0, 0,
                        NULL);
         hashed = 1;

@@ -385,7 +385,9 @@ RT_HIDDEN void check_ompt_take_back(void);
 
 /* check_report.c */
 /* Whether the report hashes a copy of SIZE bytes of block B. */
-RT_HIDDEN int report_hashes(const struct cblock *b, uintptr_t size);
+static inline int report_hashes(const struct cblock *b, uintptr_t size) {
+  return b && b->hst && b->kind != CB_PRIVATE && size;
+}
 /* A copy of [HST, HST+SIZE) of block B; HASH: its check_hash, if known. */
 RT_HIDDEN void report_copy_to(struct cregion *r, struct cblock *b,
                               uintptr_t hst, uintptr_t size, const char *var,

@@ -175,10 +175,6 @@ static void add_line(enum rclass c, const char *var, uintptr_t hst,
 
 /* A copy of SIZE bytes at host HST of block B whose bytes hash as the
  * last copy of that range either way did: a line of KIND. */
-int report_hashes(const struct cblock *b, uintptr_t size) {
-  return b && b->hst && b->kind != CB_PRIVATE && size;
-}
-
 static void note_copy(enum rclass kind, struct cregion *r, struct cblock *b,
                       uintptr_t hst, uintptr_t size, const char *var,
                       const uint64_t *hash) {

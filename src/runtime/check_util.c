@@ -429,7 +429,8 @@ CLONES static size_t lanes_pass(const unsigned char *s, size_t chunks,
 
 /* The hash of the N - N % 64 bytes whose LANES are given, and of the last
  * N % 64 at S. */
-static uint64_t hash_end(const uint64_t lanes[8], const unsigned char *s,
+static inline __attribute__((always_inline)) uint64_t
+hash_end(const uint64_t lanes[8], const unsigned char *s,
                          size_t n) {
   uint64_t h = 0x243f6a8885a308d3ull;
   for (int j = 0; j < 8; j++) {
