@@ -38,18 +38,9 @@ struct cthread {
 };
 static __thread struct cthread th;
 
-uint64_t check_dev_epoch = 1;
 /* The smallest copy whose bytes check_pass reads in one pass for several
  * uses (below, its set-up costs more than a second pass saves). */
 #define PASS_MIN 512
-/* Kernels begun and copies to the device done, of any thread, whose end
- * the checker has not seen yet (queued: seen at the queue's wait).  Under
- * check_lock. */
-static unsigned long unsettled;
-
-int check_synced(const struct cblock *b) {
-  return !unsettled && b->synced == check_dev_epoch;
-}
 
 /* What a thread keeps between events goes when the thread ends. */
 static pthread_key_t thread_key;
@@ -92,7 +83,7 @@ static void defer(struct cthread *t, const struct obs_event *e) {
       (struct pending){e->point, e->device, e->hst, e->tgt, (uintptr_t)e->size,
                        e->var};
   if (e->point == OBS_COPY_TO)
-    unsettled++;
+    check_unsettled++;
 }
 
 /* ---- the events ---- */
@@ -272,7 +263,8 @@ static void copy_from(struct cthread *t, int32_t dev, uintptr_t hst,
       }
       /* The device bytes as the copy found them; only if nothing may have
        * written the device since the copy. */
-      if (x && !deferred && !unsettled && tgt == b->tgt && size == b->size)
+      if (x && !deferred && !check_unsettled && tgt == b->tgt &&
+          size == b->size)
         b->synced = check_dev_epoch;
     }
   }
@@ -300,12 +292,12 @@ static void run_deferred(struct cthread *t) {
     t->deferred.kernel = 0;
     kernel_done(t->region);
   }
-  unsettled -= t->deferred.kernels;
+  check_unsettled -= t->deferred.kernels;
   t->deferred.kernels = 0;
   for (int i = 0; i < t->deferred.n; i++) {
     struct pending *p = &t->deferred.v[i];
     if (p->point == OBS_COPY_TO) {
-      unsettled--;
+      check_unsettled--;
       copy_to(t, p->dev, p->hst, p->tgt, p->size, p->var);
     } else {
       copy_from(t, p->dev, p->hst, p->tgt, p->size, p->var, 1);
@@ -514,7 +506,7 @@ static int on_event(struct obs_event *e, enum obs_phase ph) {
   case OBS_KERNEL:
     if (ph == OBS_PH_BEGIN) {
       check_dev_epoch++;
-      unsettled++;
+      check_unsettled++;
       kernel_begin(t, e);
     } else if (ok && e->queued) {
       t->deferred.kernel = 1;
@@ -522,7 +514,7 @@ static int on_event(struct obs_event *e, enum obs_phase ph) {
     } else {
       /* A queued kernel that failed may run yet: never settled. */
       if (!e->queued)
-        unsettled--;
+        check_unsettled--;
       if (ok)
         kernel_done(t->region);
     }

@@ -222,9 +222,13 @@ RT_HIDDEN const char *check_region_words(int kind, int nowait);
  * checker's own writes (check_dev_write).  Caller holds check_lock, except
  * check_dev_write (atomic). */
 RT_HIDDEN extern uint64_t check_dev_epoch;
+/* Kernels begun and copies to the device done, of any thread, whose end
+ * the checker has not seen yet (queued: seen at the queue's wait).  Under
+ * check_lock. */
+RT_HIDDEN extern unsigned long check_unsettled;
 /* Whether block B's expected bytes are surely its device bytes: a copy of
- * the whole block to the host made them so and nothing that may write
- * device memory began or ran since (check.c).  Caller holds check_lock. */
+ * the whole block to the host made them so (check.c) and nothing that may
+ * write device memory began or ran since.  Caller holds check_lock. */
 RT_HIDDEN int check_synced(const struct cblock *b);
 /* 64-bit hash of N bytes at P (never 0). */
 RT_HIDDEN uint64_t check_hash(const void *p, size_t n);

@@ -410,7 +410,8 @@ lanes_core(const unsigned char *s, size_t chunks, uint64_t out[8], uint64_t n,
  * instruction, not three: the same values, two thirds of the time) where
  * it has that (GNU function multiversioning on x86-64). */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+#define CLONES                                                                \
+  __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 #else
 #define CLONES
 #endif
@@ -476,6 +477,13 @@ uint64_t check_pass(void *dst, const void *src, size_t n, uint64_t lo,
 }
 
 /* ---- device memory through the plugin ---- */
+
+uint64_t check_dev_epoch = 1;
+unsigned long check_unsettled;
+
+int check_synced(const struct cblock *b) {
+  return !check_unsettled && b->synced == check_dev_epoch;
+}
 
 static struct rt_device *device(int32_t dev) { return rt_device_get(dev); }
 
