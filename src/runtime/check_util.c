@@ -2,8 +2,10 @@
  * configuration and lock, findings and
  * their de-duplication, names of variables, map types and constructs in
  * words, interned strings that outlive the images they came from, a fast
- * hash, device memory reached through the plugin directly (so the
- * checker's own copies are not observed), and the uses of a construct
+ * hash (alone, or in one pass with a copy and a scan for addresses),
+ * device memory reached through the plugin directly (so the checker's own
+ * copies are not observed) and whether anything may have written it since
+ * a block's bytes were known, and the uses of a construct
  * (check.c keeps the thread's current construct). */
 #define _GNU_SOURCE
 #include "config.h"
