@@ -30,12 +30,17 @@ struct cthread {
   struct cregion *spare;  /* the thread's next construct record */
   struct {
     int kernel; /* a kernel of the current construct was left queued */
+    unsigned long kernels; /* how many (of any construct) */
     struct pending *v;
     int n, cap;
   } deferred;
   int armed; /* thread_gone will run at the thread's end */
 };
 static __thread struct cthread th;
+
+/* The smallest copy whose bytes check_pass reads in one pass for several
+ * uses (below, its set-up costs more than a second pass saves). */
+#define PASS_MIN 512
 
 /* What a thread keeps between events goes when the thread ends. */
 static pthread_key_t thread_key;
@@ -77,6 +82,8 @@ static void defer(struct cthread *t, const struct obs_event *e) {
   t->deferred.v[t->deferred.n++] =
       (struct pending){e->point, e->device, e->hst, e->tgt, (uintptr_t)e->size,
                        e->var};
+  if (e->point == OBS_COPY_TO)
+    check_unsettled++;
 }
 
 /* ---- the events ---- */
@@ -165,6 +172,7 @@ static void region_begin(struct cthread *t, struct obs_event *e) {
 static void copy_to(struct cthread *t, int32_t dev, uintptr_t hst,
                     uintptr_t tgt, uintptr_t size, const char *var) {
   struct cregion *r = t->region;
+  check_dev_epoch++;
   struct cblock *b = cb_find_range(dev, tgt, size ? size : 1);
   if (!b)
     return;
@@ -184,28 +192,46 @@ static void copy_to(struct cthread *t, int32_t dev, uintptr_t hst,
     }
     pointer = to != NULL || (!v && cb_is_pointer(b, off));
   }
+  unsigned char *x = NULL;
   if (check_cfg.check) {
     if (b->kind == CB_MAPPED && size && (own || pointer)) {
-      unsigned char *x = cb_expect(b, off == 0 && size == b->size);
-      if (x)
-        memcpy(x + off, (const void *)hst, size);
+      x = cb_expect(b, off == 0 && size == b->size);
       if (pointer)
         cb_mark_pointer(b, off);
     }
     if (off == 0 && size == b->size)
       b->initialized = 1;
   }
+  /* The expected bytes, the report's hash and the scan for host addresses
+   * in one pass over the bytes (check_pass), when they are enough for it
+   * to save more than its set-up costs. */
+  uint64_t h = 0;
+  size_t clean = 0;
+  int hash = 0, passed = 0;
+  if (size >= PASS_MIN) {
+    hash = check_cfg.report && report_hashes(b, size);
+    int scan = check_cfg.check && !rt_usm();
+    passed = hash + !!x + scan >= 2;
+    if (passed)
+      h = check_pass(x ? x + off : NULL, (const void *)hst, size, HOSTPTR_LO,
+                     HOSTPTR_SPAN, scan ? &clean : NULL);
+    hash &= passed;
+  }
+  if (x && !passed)
+    memcpy(x + off, (const void *)hst, size);
   if (check_cfg.check)
     hostptr_after_copy_to(b, tgt, hst, size,
-                          r ? r->where : "omp_target_memcpy");
+                          r ? r->where : "omp_target_memcpy", clean);
   if (check_cfg.report)
-    report_copy_to(r, b, hst, size, var);
+    report_copy_to(r, b, hst, size, var, hash ? &h : NULL);
   if (b->kind == CB_GLOBAL && check_cfg.check)
     data_global_synced(b);
 }
 
+/* DEFERRED: seen at the queue's wait, after the copy (check_synced). */
 static void copy_from(struct cthread *t, int32_t dev, uintptr_t hst,
-                      uintptr_t tgt, uintptr_t size, const char *var) {
+                      uintptr_t tgt, uintptr_t size, const char *var,
+                      int deferred) {
   struct cregion *r = t->region;
   struct cblock *b = cb_find_range(dev, tgt, size ? size : 1);
   if (b && check_cfg.check)
@@ -218,6 +244,8 @@ static void copy_from(struct cthread *t, int32_t dev, uintptr_t hst,
   if (!b)
     return;
   int own = b->hst && hst >= b->hst && hst + size <= b->hst + b->size;
+  int hash = check_cfg.report && report_hashes(b, size), hashed = 0;
+  uint64_t h = 0;
   if (check_cfg.check) {
     data_pending_copy_from(b, hst, size);
     data_after_copy_from(r, b, tgt, hst, size, var);
@@ -225,12 +253,23 @@ static void copy_from(struct cthread *t, int32_t dev, uintptr_t hst,
       b->chose_back = 1;
     if (b->kind == CB_MAPPED && size && own) {
       unsigned char *x = cb_expect(b, tgt == b->tgt && size == b->size);
-      if (x)
+      /* The expected bytes and the report's hash in one pass. */
+      if (x && hash && size >= PASS_MIN) {
+        h = check_pass(x + (tgt - b->tgt), (const void *)hst, size, 0, 0,
+                       NULL);
+        hashed = 1;
+      } else if (x) {
         memcpy(x + (tgt - b->tgt), (const void *)hst, size);
+      }
+      /* The device bytes as the copy found them; only if nothing may have
+       * written the device since the copy. */
+      if (x && !deferred && !check_unsettled && tgt == b->tgt &&
+          size == b->size)
+        b->synced = check_dev_epoch;
     }
   }
   if (check_cfg.report)
-    report_copy_from(r, b, hst, size, var);
+    report_copy_from(r, b, hst, size, var, hashed ? &h : NULL);
   if (check_cfg.check) {
     hostptr_after_copy_from(hst, size);
     if (b->kind == CB_GLOBAL)
@@ -253,12 +292,16 @@ static void run_deferred(struct cthread *t) {
     t->deferred.kernel = 0;
     kernel_done(t->region);
   }
+  check_unsettled -= t->deferred.kernels;
+  t->deferred.kernels = 0;
   for (int i = 0; i < t->deferred.n; i++) {
     struct pending *p = &t->deferred.v[i];
-    if (p->point == OBS_COPY_TO)
+    if (p->point == OBS_COPY_TO) {
+      check_unsettled--;
       copy_to(t, p->dev, p->hst, p->tgt, p->size, p->var);
-    else
-      copy_from(t, p->dev, p->hst, p->tgt, p->size, p->var);
+    } else {
+      copy_from(t, p->dev, p->hst, p->tgt, p->size, p->var, 1);
+    }
   }
   t->deferred.n = 0;
 }
@@ -434,8 +477,10 @@ static int on_event(struct obs_event *e, enum obs_phase ph) {
   int ok = ph != OBS_PH_END || e->result == 0;
   switch (e->point) {
   case OBS_REGION:
-    if (ph == OBS_PH_BEGIN)
+    if (ph == OBS_PH_BEGIN) {
+      check_dev_epoch++;
       region_begin(t, e);
+    }
     else
       region_end(t);
     break;
@@ -455,15 +500,24 @@ static int on_event(struct obs_event *e, enum obs_phase ph) {
     else if (e->point == OBS_COPY_TO)
       copy_to(t, e->device, e->hst, e->tgt, (uintptr_t)e->size, e->var);
     else
-      copy_from(t, e->device, e->hst, e->tgt, (uintptr_t)e->size, e->var);
+      copy_from(t, e->device, e->hst, e->tgt, (uintptr_t)e->size, e->var,
+                0);
     break;
   case OBS_KERNEL:
-    if (ph == OBS_PH_BEGIN)
+    if (ph == OBS_PH_BEGIN) {
+      check_dev_epoch++;
+      check_unsettled++;
       kernel_begin(t, e);
-    else if (ok && e->queued)
+    } else if (ok && e->queued) {
       t->deferred.kernel = 1;
-    else if (ok)
-      kernel_done(t->region);
+      t->deferred.kernels++;
+    } else {
+      /* A queued kernel that failed may run yet: never settled. */
+      if (!e->queued)
+        check_unsettled--;
+      if (ok)
+        kernel_done(t->region);
+    }
     break;
   case OBS_WAIT:
     if (ph == OBS_PH_END)

@@ -114,6 +114,8 @@ struct cblock {
   int chose_back;        /* a `target update from` copied (part of) it
                             back since the last kernel reached it: what
                             it left on the device, it left on purpose */
+  uint64_t synced;       /* check_dev_epoch when a copy of the whole block
+                            to the host made EXPECT its device bytes */
   const char *last_kernel; /* interned name of the last kernel it reached */
   const char *last_kernel_at;
   /* report */
@@ -215,8 +217,28 @@ RT_HIDDEN const char *check_maptype_words(int64_t type, int at_exit,
                                           char *buf, size_t len);
 /* "target region", "data region entry", ... of a REGION kind. */
 RT_HIDDEN const char *check_region_words(int kind, int nowait);
+/* Bumped at whatever may write device memory unseen by the checker's
+ * copies: a construct's start, a kernel's, a copy to the device, the
+ * checker's own writes (check_dev_write).  Caller holds check_lock, except
+ * check_dev_write (atomic). */
+RT_HIDDEN extern uint64_t check_dev_epoch;
+/* Kernels begun and copies to the device done, of any thread, whose end
+ * the checker has not seen yet (queued: seen at the queue's wait).  Under
+ * check_lock. */
+RT_HIDDEN extern unsigned long check_unsettled;
+/* Whether block B's expected bytes are surely its device bytes: a copy of
+ * the whole block to the host made them so (check.c) and nothing that may
+ * write device memory began or ran since.  Caller holds check_lock. */
+RT_HIDDEN int check_synced(const struct cblock *b);
 /* 64-bit hash of N bytes at P (never 0). */
 RT_HIDDEN uint64_t check_hash(const void *p, size_t n);
+/* One pass over the N bytes at SRC: their check_hash, returned; a copy at
+ * DST unless DST is NULL; with CLEAN, *CLEAN is a number of leading bytes
+ * of SRC (0 unless SRC is 8-aligned) none of whose 8-byte words W has
+ * W - LO < SPAN (unsigned), so that a scan for such words can start
+ * there. */
+RT_HIDDEN uint64_t check_pass(void *dst, const void *src, size_t n,
+                              uint64_t lo, uint64_t span, size_t *clean);
 /* The plugin of global device DEV: device copies and queries made
  * directly (not observed).  0 / -1 (the plugin reports). */
 RT_HIDDEN int check_dev_read(int32_t dev, void *dst, uintptr_t tgt,
@@ -287,9 +309,15 @@ RT_HIDDEN struct cuse *check_region_use(struct cregion *r, uintptr_t hst,
 /* ---- the concerns (each file's entry points, called by check.c) ---- */
 
 /* check_hostptr.c */
+/* The values a host data address can have (a word outside them is none):
+ * [HOSTPTR_LO, HOSTPTR_LO + HOSTPTR_SPAN). */
+#define HOSTPTR_LO ((uintptr_t)0x10000)
+#define HOSTPTR_SPAN ((uintptr_t)0x800000000000 - HOSTPTR_LO)
+/* A copy of [HST, HST+SIZE) to block B at TGT; its first CLEAN bytes are
+ * known to hold no word in the range above (check_pass). */
 RT_HIDDEN void hostptr_after_copy_to(struct cblock *b, uintptr_t tgt,
                                      uintptr_t hst, uintptr_t size,
-                                     const char *where);
+                                     const char *where, uintptr_t clean);
 RT_HIDDEN void hostptr_after_copy_from(uintptr_t hst, uintptr_t size);
 RT_HIDDEN void hostptr_kernel_args(struct obs_event *e, const char *where);
 RT_HIDDEN void hostptr_region_begin(void);
@@ -362,11 +390,17 @@ RT_HIDDEN void check_ompt_arrived(void);
 RT_HIDDEN void check_ompt_take_back(void);
 
 /* check_report.c */
+/* Whether the report hashes a copy of SIZE bytes of block B. */
+static inline int report_hashes(const struct cblock *b, uintptr_t size) {
+  return b && b->hst && b->kind != CB_PRIVATE && size;
+}
+/* A copy of [HST, HST+SIZE) of block B; HASH: its check_hash, if known. */
 RT_HIDDEN void report_copy_to(struct cregion *r, struct cblock *b,
-                              uintptr_t hst, uintptr_t size, const char *var);
+                              uintptr_t hst, uintptr_t size, const char *var,
+                              const uint64_t *hash);
 RT_HIDDEN void report_copy_from(struct cregion *r, struct cblock *b,
                                 uintptr_t hst, uintptr_t size,
-                                const char *var);
+                                const char *var, const uint64_t *hash);
 RT_HIDDEN void report_block_gone(struct cblock *b);
 /* A map with `to` at R of data still mapped copied nothing, although the
  * host had changed some of its SIZE bytes since the device got them (the

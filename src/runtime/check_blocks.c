@@ -30,6 +30,9 @@ struct devtab {
 };
 
 static struct devtab *devs[MAX_DEVICES];
+/* The live block the last range lookup found: a launch looks its blocks
+ * up a dozen times (cleared when it leaves the live blocks). */
+static struct cblock *last_found;
 static uint64_t seq;
 static struct cblock tomb_block;
 #define TOMB (&tomb_block)
@@ -200,14 +203,19 @@ static struct cblock *t_overlap(const struct devtab *t, uintptr_t lo,
 }
 
 struct cblock *cb_find_range(int32_t dev, uintptr_t tgt, uintptr_t size) {
+  struct cblock *c = last_found;
+  uintptr_t n = size ? size : 1, cn = c && c->size ? c->size : 1;
+  /* Live blocks never overlap: the one holding the range is the answer. */
+  if (c && c->dev == dev && tgt >= c->tgt && n <= cn && tgt - c->tgt <= cn - n)
+    return c;
   struct devtab *t = tab(dev, 0);
   if (!t || !t->live)
     return NULL;
   struct cblock *s = by_start(t, tgt);
   if (s)
-    return size <= (s->size ? s->size : 1) ? s : NULL;
+    return size <= (s->size ? s->size : 1) ? (last_found = s) : NULL;
   struct cblock *b = t_floor(t->live, tgt);
-  return b && tgt + (size ? size : 1) <= end_of(b) ? b : NULL;
+  return b && tgt + (size ? size : 1) <= end_of(b) ? (last_found = b) : NULL;
 }
 
 struct cblock *cb_find(int32_t dev, uintptr_t tgt) {
@@ -292,6 +300,8 @@ struct cblock *cb_add(int32_t dev, uintptr_t tgt, uintptr_t size,
   /* A block the table missed the end of (a free it did not see): gone. */
   struct cblock *old;
   while ((old = t_overlap(t, tgt, end_of(b))) != NULL) {
+    if (old == last_found)
+      last_found = NULL;
     t->live = t_remove(t->live, old);
     hash_drop(t, old);
     if (old->kind == CB_GLOBAL)
@@ -312,6 +322,8 @@ void cb_free(struct cblock *b, const char *where) {
   struct devtab *t = tab(b->dev, 0);
   if (!t)
     return;
+  if (b == last_found)
+    last_found = NULL;
   t->live = t_remove(t->live, b);
   hash_drop(t, b);
   if (b->kind == CB_GLOBAL)

@@ -144,7 +144,7 @@ void data_before_free(struct cregion *r, struct cblock *b) {
   data_pending_flush(b);
   if (!r || b->kind != CB_MAPPED || !b->expect || b->lost_reported ||
       !b->last_kernel || !b->kernel_transfer || b->size <= MAX_SCALAR ||
-      b->chose_back)
+      b->chose_back || check_synced(b)) /* the device bytes are known */
     return;
   /* The entry that removed it: a `to` without `from`; a `release` of data
    * the program sent (`to` when it was mapped): its changes are results

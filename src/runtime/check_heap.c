@@ -64,9 +64,17 @@ static int setup(void) {
 
 static uintptr_t word(uintptr_t a) { return *(const uintptr_t *)a; }
 
+/* The page size, asked once (sysconf costs a launch 100 instructions). */
+static long page_size(void) {
+  static long pg;
+  if (!pg)
+    pg = sysconf(_SC_PAGESIZE);
+  return pg;
+}
+
 /* Is [A, A+N) mapped (mincore fails with ENOMEM where it is not)? */
 static int mapped(uintptr_t a, uintptr_t n) {
-  long pg = sysconf(_SC_PAGESIZE);
+  long pg = page_size();
   uintptr_t lo = a & ~(uintptr_t)(pg - 1);
   unsigned char vec[2];
   if (mincore((void *)lo, (size_t)pg, vec) != 0)
@@ -104,7 +112,7 @@ static uintptr_t heap_block(uintptr_t p, uintptr_t hi) {
 /* A block of its own (mmap'ed by malloc) whose data begins at P: its
  * usable bytes, or 0. */
 static uintptr_t mmapped_block(uintptr_t p) {
-  long pg = sysconf(_SC_PAGESIZE);
+  long pg = page_size();
   uintptr_t c = p - 2 * sizeof(uintptr_t);
   if (c % (uintptr_t)pg || !mapped(c, 2 * sizeof(uintptr_t)))
     return 0;

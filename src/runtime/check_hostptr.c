@@ -31,8 +31,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#define LOW_LIMIT ((uintptr_t)0x10000)
-#define USER_END ((uintptr_t)0x800000000000)
+#define LOW_LIMIT HOSTPTR_LO
+#define USER_END (HOSTPTR_LO + HOSTPTR_SPAN)
 #define MMAP_AREA ((uintptr_t)0x7f0000000000)
 #define MAX_ANCHORS 64
 #define WORD sizeof(uintptr_t)
@@ -246,9 +246,13 @@ static uintptr_t alias_for(int32_t dev, uintptr_t v, const char *desc) {
 }
 
 void hostptr_after_copy_to(struct cblock *b, uintptr_t tgt, uintptr_t hst,
-                           uintptr_t size, const char *where) {
-  if (!b || rt_usm() || size < WORD)
+                           uintptr_t size, const char *where,
+                           uintptr_t clean) {
+  if (!b || rt_usm() || size <= clean || size - clean < WORD)
     return;
+  tgt += clean;
+  hst += clean;
+  size -= clean;
   uintptr_t first = (hst + WORD - 1) & ~(uintptr_t)(WORD - 1);
   size_t words = first + WORD <= hst + size ? (hst + size - first) / WORD : 0;
   for (size_t i = 0;

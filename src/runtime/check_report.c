@@ -176,10 +176,11 @@ static void add_line(enum rclass c, const char *var, uintptr_t hst,
 /* A copy of SIZE bytes at host HST of block B whose bytes hash as the
  * last copy of that range either way did: a line of KIND. */
 static void note_copy(enum rclass kind, struct cregion *r, struct cblock *b,
-                      uintptr_t hst, uintptr_t size, const char *var) {
-  if (!b || !b->hst || b->kind == CB_PRIVATE || !size)
+                      uintptr_t hst, uintptr_t size, const char *var,
+                      const uint64_t *hash) {
+  if (!report_hashes(b, size))
     return;
-  uint64_t h = check_hash((const void *)hst, size);
+  uint64_t h = hash ? *hash : check_hash((const void *)hst, size);
   struct hist *x = history(b->dev, hst, size);
   if (!x)
     return;
@@ -196,17 +197,17 @@ void report_stale_kept(struct cregion *r, const char *var, uintptr_t hst,
 }
 
 void report_copy_to(struct cregion *r, struct cblock *b, uintptr_t hst,
-                    uintptr_t size, const char *var) {
+                    uintptr_t size, const char *var, const uint64_t *hash) {
   bytes_to += size;
   copies_to++;
-  note_copy(R_REPEAT, r, b, hst, size, var);
+  note_copy(R_REPEAT, r, b, hst, size, var, hash);
 }
 
 void report_copy_from(struct cregion *r, struct cblock *b, uintptr_t hst,
-                      uintptr_t size, const char *var) {
+                      uintptr_t size, const char *var, const uint64_t *hash) {
   bytes_from += size;
   copies_from++;
-  note_copy(R_ROUNDTRIP, r, b, hst, size, var);
+  note_copy(R_ROUNDTRIP, r, b, hst, size, var, hash);
 }
 
 void report_block_gone(struct cblock *b) {

@@ -2,8 +2,10 @@
  * configuration and lock, findings and
  * their de-duplication, names of variables, map types and constructs in
  * words, interned strings that outlive the images they came from, a fast
- * hash, device memory reached through the plugin directly (so the
- * checker's own copies are not observed), and the uses of a construct
+ * hash (alone, or in one pass with a copy and a scan for addresses),
+ * device memory reached through the plugin directly (so the checker's own
+ * copies are not observed) and whether anything may have written it since
+ * a block's bytes were known, and the uses of a construct
  * (check.c keeps the thread's current construct). */
 #define _GNU_SOURCE
 #include "config.h"
@@ -322,19 +324,32 @@ typedef uint64_t v4u64 __attribute__((vector_size(32)));
     (l) = (x_ << 23 | x_ >> 41) + (w);                                        \
   } while (0)
 
-/* The lanes over whole 64-byte chunks; with AVX2 where the CPU has it,
- * and AVX-512VL's vector rotate (one instruction, not three: the same
- * values, two thirds of the time) where it has that (GNU function
- * multiversioning on x86-64). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
-#endif
-static void lanes_of(const unsigned char *s, size_t chunks, uint64_t out[8],
-                     uint64_t n) {
+typedef int64_t v4i64 __attribute__((vector_size(32)));
+
+/* Whether any lane of M is set. */
+#define ANY(m) (((m)[0] | (m)[1] | (m)[2] | (m)[3]) != 0)
+
+/* The lanes over whole 64-byte chunks at S; with DST, the chunks are
+ * copied there too, and with SCAN, the words are compared with [LO,
+ * LO + SPAN) as ompemu_first_word_in does (wordscan.c: one subtraction
+ * and a signed compare per vector), a test of the result per KiB: the
+ * number of leading bytes in which no word is in the range (a multiple of
+ * 1 KiB, or all the chunks) is returned.  One pass over the bytes where
+ * a copy to the device took three (docs/check.md, "Cost"). */
+static inline __attribute__((always_inline)) size_t
+lanes_core(const unsigned char *s, size_t chunks, uint64_t out[8], uint64_t n,
+           unsigned char *dst, int scan, uint64_t lo, uint64_t span) {
   v4u64 a = {0x9e3779b97f4a7c15ull ^ n, 0x3c6ef372fe94f82aull,
              0xdaa66d2c7ddf743full, 0x78dde6e5fd29f054ull ^ n};
   v4u64 b = {0x1715609d7c746c69ull, 0xb54cda56fbbee87eull,
              0x53845c0f7b09e493ull, 0xf1bbcdc8fa54e0a8ull};
+  const uint64_t sign = (uint64_t)1 << 63;
+  const v4u64 vlo = {lo ^ sign, lo ^ sign, lo ^ sign, lo ^ sign};
+  const v4i64 vlim = {(int64_t)(span ^ sign), (int64_t)(span ^ sign),
+                      (int64_t)(span ^ sign), (int64_t)(span ^ sign)};
+  v4i64 m = {0, 0, 0, 0};
+  size_t clean = 0;
+  int dirty = 0;
   /* Two chunks per step into four chains: a step's latency (xor, rotate,
    * add) no longer bounds the loop. */
   v4u64 c = a ^ b, d = a + b;
@@ -348,32 +363,78 @@ static void lanes_of(const unsigned char *s, size_t chunks, uint64_t out[8],
     memcpy(&w1, s + 64 * k + 32, sizeof w1);
     memcpy(&w2, s + 64 * k + 64, sizeof w2);
     memcpy(&w3, s + 64 * k + 96, sizeof w3);
+    if (dst) {
+      memcpy(dst + 64 * k, &w0, sizeof w0);
+      memcpy(dst + 64 * k + 32, &w1, sizeof w1);
+      memcpy(dst + 64 * k + 64, &w2, sizeof w2);
+      memcpy(dst + 64 * k + 96, &w3, sizeof w3);
+    }
     STEP(a, w0);
     STEP(b, w1);
     STEP(c, w2);
     STEP(d, w3);
+    if (scan) {
+      m |= ((v4i64)(w0 - vlo) < vlim) | ((v4i64)(w1 - vlo) < vlim) |
+           ((v4i64)(w2 - vlo) < vlim) | ((v4i64)(w3 - vlo) < vlim);
+      if ((k + 2) % 16 == 0 && !dirty) {
+        if (ANY(m))
+          dirty = 1;
+        else
+          clean = 64 * (k + 2);
+      }
+    }
   }
   if (k < chunks) {
     v4u64 w0, w1;
     memcpy(&w0, s + 64 * k, sizeof w0);
     memcpy(&w1, s + 64 * k + 32, sizeof w1);
+    if (dst) {
+      memcpy(dst + 64 * k, &w0, sizeof w0);
+      memcpy(dst + 64 * k + 32, &w1, sizeof w1);
+    }
     STEP(a, w0);
     STEP(b, w1);
+    if (scan)
+      m |= ((v4i64)(w0 - vlo) < vlim) | ((v4i64)(w1 - vlo) < vlim);
   }
+  if (scan && !dirty && !ANY(m))
+    clean = 64 * chunks;
   STEP(a, c);
   STEP(b, d);
   for (int j = 0; j < 4; j++) {
     out[j] = a[j];
     out[4 + j] = b[j];
   }
+  return clean;
 }
 
-uint64_t check_hash(const void *p, size_t n) {
-  const unsigned char *s = p;
-  uint64_t lanes[8];
-  lanes_of(s, n / 64, lanes, n);
-  s += n / 64 * 64;
-  n %= 64;
+/* With AVX2 where the CPU has it, and AVX-512VL's vector rotate (one
+ * instruction, not three: the same values, two thirds of the time) where
+ * it has that (GNU function multiversioning on x86-64). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define CLONES                                                                \
+  __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+#else
+#define CLONES
+#endif
+
+CLONES static void lanes_of(const unsigned char *s, size_t chunks,
+                            uint64_t out[8], uint64_t n) {
+  lanes_core(s, chunks, out, n, NULL, 0, 0, 0);
+}
+
+CLONES static size_t lanes_pass(const unsigned char *s, size_t chunks,
+                                uint64_t out[8], uint64_t n,
+                                unsigned char *dst, int scan, uint64_t lo,
+                                uint64_t span) {
+  return lanes_core(s, chunks, out, n, dst, scan, lo, span);
+}
+
+/* The hash of the N - N % 64 bytes whose LANES are given, and of the last
+ * N % 64 at S. */
+static inline __attribute__((always_inline)) uint64_t
+hash_end(const uint64_t lanes[8], const unsigned char *s,
+                         size_t n) {
   uint64_t h = 0x243f6a8885a308d3ull;
   for (int j = 0; j < 8; j++) {
     h = (h ^ lanes[j]) * 0xff51afd7ed558ccdull;
@@ -394,7 +455,37 @@ uint64_t check_hash(const void *p, size_t n) {
   return h ? h : 1;
 }
 
+uint64_t check_hash(const void *p, size_t n) {
+  const unsigned char *s = p;
+  uint64_t lanes[8];
+  lanes_of(s, n / 64, lanes, n);
+  return hash_end(lanes, s + n / 64 * 64, n % 64);
+}
+
+uint64_t check_pass(void *dst, const void *src, size_t n, uint64_t lo,
+                    uint64_t span, size_t *clean) {
+  const unsigned char *s = src;
+  uint64_t lanes[8];
+  /* The scan's words are those of an aligned SRC (as the scans that
+   * follow see them). */
+  int scan = clean && (uintptr_t)s % 8 == 0;
+  size_t c = lanes_pass(s, n / 64, lanes, n, dst, scan, lo, span);
+  if (clean)
+    *clean = scan ? c : 0;
+  size_t whole = n / 64 * 64;
+  if (dst)
+    memcpy((unsigned char *)dst + whole, s + whole, n % 64);
+  return hash_end(lanes, s + whole, n % 64);
+}
+
 /* ---- device memory through the plugin ---- */
+
+uint64_t check_dev_epoch = 1;
+unsigned long check_unsettled;
+
+int check_synced(const struct cblock *b) {
+  return !check_unsettled && b->synced == check_dev_epoch;
+}
 
 static struct rt_device *device(int32_t dev) { return rt_device_get(dev); }
 
@@ -407,6 +498,7 @@ int check_dev_read(int32_t dev, void *dst, uintptr_t tgt, size_t n) {
 }
 
 int check_dev_write(int32_t dev, uintptr_t tgt, const void *src, size_t n) {
+  __atomic_fetch_add(&check_dev_epoch, 1, __ATOMIC_RELAXED);
   struct rt_device *d = device(dev);
   if (!d || !n)
     return d ? 0 : -1;

@@ -145,6 +145,72 @@ static void test_words_and_hash(void **state) {
   assert_true(check_hash("", 0) != 0);
 }
 
+/* check_pass: the hash check_hash gives, the copy, and a clean prefix
+ * that ends at or before the first word in the range, in whole 64-byte
+ * chunks, 0 for a source that is not 8-aligned. */
+static void test_pass(void **state) {
+  (void)state;
+  static uint64_t src[600], dst[600];
+  const uint64_t lo = 0x10000, span = 0x7fffffff0000;
+  for (size_t i = 0; i < 600; i++)
+    src[i] = 0x3ff0000000000000ull + i * 0x9e3779b97f4a7c15ull % 4096;
+  const size_t sizes[] = {0, 1, 8, 63, 64, 65, 127, 128, 1000, 1024, 1088,
+                          2048, 4096, 4100};
+  for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+    size_t n = sizes[s];
+    for (size_t k = 0; k < 3; k++) {
+      const size_t shift = k == 0 ? 0 : k == 1 ? 1 : 8;
+      const unsigned char *p = (const unsigned char *)src + shift;
+      size_t clean = 12345;
+      memset(dst, 0, sizeof dst);
+      assert_true(check_pass(dst, p, n, lo, span, &clean) == check_hash(p, n));
+      if (n)
+        assert_memory_equal(dst, p, n);
+      if (shift % 8)
+        assert_int_equal(clean, 0);
+      else
+        assert_int_equal(clean, n / 64 * 64); /* no word in the range */
+      assert_true(check_pass(NULL, p, n, lo, span, NULL) == check_hash(p, n));
+    }
+  }
+  /* A word in the range: the clean prefix stops at a KiB before it. */
+  for (size_t hit = 0; hit < 512; hit += 37) {
+    uint64_t keep = src[hit];
+    src[hit] = lo + 8;
+    size_t clean = 12345;
+    check_pass(NULL, src, 4096, lo, span, &clean);
+    assert_true(clean <= hit * 8 && clean % 1024 == 0);
+    assert_true(clean + 1024 > hit * 8);
+    src[hit] = keep;
+  }
+}
+
+/* A copy of the whole block back to the host makes its expected bytes
+ * the device's: an exit that removes it then compares nothing; but not
+ * past a kernel (what it changed is a result thrown away). */
+static void test_copied_back(void **state) {
+  (void)state;
+  unsigned long n = findings();
+  int host = omp_get_initial_device();
+  data(0, 0x01); /* to */
+  assert_int_equal(launch(), 0);
+  double *d = dev_addr(arr);
+  d[3] = 99;
+  assert_int_equal(omp_target_memcpy(arr, d, sizeof arr, 0, 0, host, 0), 0);
+  assert_true(arr[3] == 99);
+  data(1, 0x00); /* release: the bytes came back, nothing is lost */
+  assert_int_equal(findings(), n);
+  data(0, 0x01);
+  assert_int_equal(launch(), 0);
+  d = dev_addr(arr);
+  d[3] = 98;
+  assert_int_equal(omp_target_memcpy(arr, d, sizeof arr, 0, 0, host, 0), 0);
+  assert_int_equal(launch(), 0);
+  d[4] = 97; /* what the second kernel did */
+  data(1, 0x00);
+  assert_int_equal(findings(), n + 1);
+}
+
 /* A finding is counted once per distinct message. */
 static void test_findings_once(void **state) {
   (void)state;
@@ -315,7 +381,9 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_blocks),
       cmocka_unit_test(test_words_and_hash),
+      cmocka_unit_test(test_pass),
       cmocka_unit_test(test_findings_once),
+      cmocka_unit_test_setup(test_copied_back, setup),
       cmocka_unit_test_setup(test_to_thrown_away, setup),
       cmocka_unit_test_setup(test_extra_reference, setup),
       cmocka_unit_test_setup(test_update_unmapped, setup),
