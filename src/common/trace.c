@@ -186,3 +186,14 @@ void ompemu_raw(const char *fmt, ...) {
   fflush(stderr);
   pthread_mutex_unlock(&trace_lock);
 }
+
+void ompemu_write_stderr(const char *s) {
+  size_t n = strlen(s);
+  while (n) {
+    ssize_t w = write(2, s, n);
+    if (w <= 0)
+      return;
+    s += w;
+    n -= (size_t)w;
+  }
+}

@@ -71,6 +71,10 @@ void ompemu_diag_deliver(int sev, const char *line);
 /* Print a line to stderr exactly as given (no prefix added). */
 void ompemu_raw(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Write S to stderr with write(2) alone: safe in a signal handler (no
+ * stdio, no lock); a failed write gives up quietly. */
+void ompemu_write_stderr(const char *s);
+
 static inline int ompemu_trace_level_fast(void) {
   int l = __atomic_load_n(&ompemu_trace_cur, __ATOMIC_ACQUIRE);
   return l >= 0 ? l : ompemu_trace_level();

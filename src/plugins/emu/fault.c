@@ -49,17 +49,6 @@ static int (*describe_var)(const void *addr, char *buf, size_t len);
  * buffers and snprintf, and the runtime's describe call. */
 #define ALT_STACK_SIZE (256 * 1024)
 
-static void out(const char *s) {
-  size_t n = strlen(s);
-  while (n) {
-    ssize_t w = write(2, s, n);
-    if (w <= 0)
-      return;
-    s += w;
-    n -= (size_t)w;
-  }
-}
-
 /* The kernel running on this thread, or the one started last on DEV. */
 static const struct emu_devctx *kernel_ctx(int dev) {
   const struct emu_devctx *c = emu_current_ctx();
@@ -208,8 +197,8 @@ static void on_fault(int sig, siginfo_t *si, void *uc) {
   }
   if (default_action(sig))
     fault_hold(msg, x, hit || is_alias || in_device_code(uc), "", -1);
-  else
-    out(msg); /* the handler before ours takes the fault on this thread */
+  else /* the handler before ours takes the fault on this thread */
+    ompemu_write_stderr(msg);
   chain(sig, si, uc);
 }
 

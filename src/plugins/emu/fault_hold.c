@@ -28,6 +28,7 @@
 #endif
 #include "config.h"
 #include "fault_hold.h"
+#include "trace.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -77,17 +78,6 @@ static void nap(long ns) {
   struct timespec t = {ns / 1000000000L, ns % 1000000000L};
   while (nanosleep(&t, &t) != 0)
     ;
-}
-
-static void out(const char *s) {
-  size_t n = strlen(s);
-  while (n) {
-    ssize_t w = write(2, s, n);
-    if (w <= 0)
-      return;
-    s += w;
-    n -= (size_t)w;
-  }
 }
 
 static int parked(pid_t tid) {
@@ -255,8 +245,8 @@ void fault_hold(const char *msg, uintptr_t x, int kernel_thread,
   }
   int best = choose();
   if (best >= 0)
-    out(held[best].msg);
-  out(end);
+    ompemu_write_stderr(held[best].msg);
+  ompemu_write_stderr(end);
   if (status < 0)
     return;
   fflush(stdout);

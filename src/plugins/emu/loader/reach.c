@@ -80,6 +80,18 @@ unsigned loader_import_needs(const char *name) {
   return r;
 }
 
+/* ARR (N used of *CAP elements of SIZE bytes) with room for one more:
+ * ARR itself, a larger copy, or NULL out of memory (ARR still valid). */
+static void *room(void *arr, size_t n, size_t *cap, size_t size) {
+  if (n < *cap)
+    return arr;
+  size_t c = *cap ? 2 * *cap : 64;
+  void *p = realloc(arr, c * size);
+  if (p)
+    *cap = c;
+  return p;
+}
+
 static int add_fn(struct reach *r, size_t *cap, const Elf64_Sym *s) {
   int type = ELF64_ST_TYPE(s->st_info);
   if (s->st_shndx == SHN_UNDEF || s->st_shndx == SHN_ABS ||
@@ -92,14 +104,10 @@ static int add_fn(struct reach *r, size_t *cap, const Elf64_Sym *s) {
     return 0;
   if (s->st_size && !img_pages_have(img, s->st_value, s->st_size, PROT_READ))
     return 0;
-  if (r->nfn == *cap) {
-    size_t n = *cap ? 2 * *cap : 64;
-    struct range *p = realloc(r->fn, n * sizeof *p);
-    if (!p)
-      return -1;
-    r->fn = p;
-    *cap = n;
-  }
+  struct range *fn = room(r->fn, r->nfn, cap, sizeof *fn);
+  if (!fn)
+    return -1;
+  r->fn = fn;
   r->fn[r->nfn++] = (struct range){s->st_value, s->st_value + s->st_size};
   return 0;
 }
@@ -136,14 +144,10 @@ static int collect_functions(struct reach *r, const struct elf_file *f) {
 }
 
 static int add_slot(struct reach *r, size_t *cap, struct slot sl) {
-  if (r->nslot == *cap) {
-    size_t n = *cap ? 2 * *cap : 32;
-    struct slot *p = realloc(r->slot, n * sizeof *p);
-    if (!p)
-      return -1;
-    r->slot = p;
-    *cap = n;
-  }
+  struct slot *sp = room(r->slot, r->nslot, cap, sizeof *sp);
+  if (!sp)
+    return -1;
+  r->slot = sp;
   r->slot[r->nslot++] = sl;
   return 0;
 }
