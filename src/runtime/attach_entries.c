@@ -94,10 +94,10 @@ int rt_data_attach(struct rt_op *op, const struct rt_args *a) {
   for (int32_t i = 0; i < a->n && rc == 0; i++) {
     if (!(a->types[i] & OMP_TGT_MAPTYPE_ATTACH))
       continue;
-    pthread_mutex_lock(&op->d->map_lock);
+    biaslock_lock(&op->d->map_lock);
     struct map_table *t = op->d->maps;
     rc = t ? attach_one(op, t, a, i) : 0;
-    pthread_mutex_unlock(&op->d->map_lock);
+    biaslock_unlock(&op->d->map_lock);
   }
   if (rc)
     rt_err("Failed to process ATTACH entries.");

@@ -30,6 +30,7 @@
 
 #include "doors.h"
 #include "observe.h"
+#include "biaslock.h"
 
 #include <pthread.h>
 #include <stddef.h>
@@ -54,7 +55,7 @@ RT_HIDDEN extern struct check_config check_cfg;
  * waits on a condition variable with check_lock (the lock is then that
  * mutex); check_lock_try, from a fault handler: 0 or EBUSY.  Only these
  * take or give check_lock. */
-RT_HIDDEN extern pthread_mutex_t check_lock;
+RT_HIDDEN extern struct biaslock check_lock;
 RT_HIDDEN void check_lock_setup(void);
 RT_HIDDEN void check_lock_take(void);
 RT_HIDDEN void check_lock_give(void);

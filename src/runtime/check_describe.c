@@ -75,7 +75,7 @@ static int contains(struct map_entry *e, void *arg) {
 static int from_mappings(uintptr_t x, char *buf, size_t len) {
   for (int32_t i = 0; i < rt_num_devices(); i++) {
     struct rt_device *d = rt_device_get(i);
-    if (!d || pthread_mutex_trylock(&d->map_lock) != 0)
+    if (!d || biaslock_trylock(&d->map_lock) != 0)
       continue;
     struct search s = {x, NULL};
     if (d->maps)
@@ -87,7 +87,7 @@ static int from_mappings(uintptr_t x, char *buf, size_t len) {
                                s.hit->hst_end - s.hit->hst_begin, v, sizeof v),
                OMPEMU_P(s.hit->hst_begin), OMPEMU_P(s.hit->hst_end));
     }
-    pthread_mutex_unlock(&d->map_lock);
+    biaslock_unlock(&d->map_lock);
     if (s.hit)
       return 0;
   }

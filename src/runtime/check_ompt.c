@@ -91,7 +91,7 @@ int check_ompt_hold(const struct timespec *until) {
   if (!quiet())
     check_lock_mutex();
   while (!quiet())
-    if (pthread_cond_timedwait(&hold_cv, &check_lock, &end) == ETIMEDOUT) {
+    if (pthread_cond_timedwait(&hold_cv, &check_lock.mutex, &end) == ETIMEDOUT) {
       if (extended || !deps_known || launchers || !unarrived_free)
         return 1;
       extended = 1; /* a task that can run is on its way */

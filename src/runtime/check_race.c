@@ -112,7 +112,7 @@ static void wait_turn(struct cregion *r) {
   if (turn() && turn() != r)
     check_lock_mutex();
   while (turn() && turn() != r)
-    if (pthread_cond_timedwait(&turn_cv, &check_lock, &limit) == ETIMEDOUT) {
+    if (pthread_cond_timedwait(&turn_cv, &check_lock.mutex, &limit) == ETIMEDOUT) {
       ompemu_warning("ompemu", "check: the nowait region at %s waited %d s "
                      "for its turn and runs now, out of order", r->where,
                      TURN_LIMIT_S);

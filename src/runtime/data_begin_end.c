@@ -44,9 +44,9 @@ struct tpr {
 static int copy_to_unlocked(struct rt_op *op, struct map_entry *e,
                             uintptr_t begin, uintptr_t tgt, int64_t size,
                             const char *name) {
-  pthread_mutex_unlock(&op->d->map_lock);
+  biaslock_unlock(&op->d->map_lock);
   int rc = rt_copy_to(op, NULL, begin, tgt, size, name);
-  pthread_mutex_lock(&op->d->map_lock);
+  biaslock_lock(&op->d->map_lock);
   if (rc == 0 && e->nshadows)
     rc = rt_reattach_range(op, e, begin, size);
   return rc;
@@ -72,13 +72,13 @@ static int new_entry(struct rt_op *op, struct map_table *t, uintptr_t begin,
   }
   e->busy = 1;
   e->born = op->stamp; /* 0 unless the list attaches (rt_data_begin) */
-  pthread_mutex_unlock(&op->d->map_lock);
+  biaslock_unlock(&op->d->map_lock);
   OBS_VAR(name);
   void *p = rt_dev_alloc(op->d, size, (void *)begin, TARGET_ALLOC_DEFAULT);
   if (!p) {
     DTRACE(1, "device %d: allocation of %ld bytes for host " OMPEMU_PTR
              " failed", dev, (long)size, OMPEMU_P(begin));
-    pthread_mutex_lock(&op->d->map_lock);
+    biaslock_lock(&op->d->map_lock);
     map_remove(t, e);
     return 0;
   }
@@ -100,7 +100,7 @@ static int new_entry(struct rt_op *op, struct map_table *t, uintptr_t begin,
   OBS_MAP(op->d, OBS_MAP_NEW, begin, p, size, name, e->dyn_ref, e->hold_ref,
           type);
   int rc = to ? rt_copy_to(op, NULL, begin, (uintptr_t)p, size, name) : 0;
-  pthread_mutex_lock(&op->d->map_lock);
+  biaslock_lock(&op->d->map_lock);
   e->tgt_begin = (uintptr_t)p;
   map_release(t, e);
   r->is_new = 1;
@@ -335,10 +335,10 @@ int rt_data_begin(struct rt_op *op, const struct rt_args *a) {
       continue;
     }
     int padded = ompemu_parent_index(type) < 0 && has_members[i];
-    pthread_mutex_lock(&op->d->map_lock);
+    biaslock_lock(&op->d->map_lock);
     struct map_table *t = map_table_of(op->d);
     int r = t ? begin_one(op, t, a, i, padded) : -1;
-    pthread_mutex_unlock(&op->d->map_lock);
+    biaslock_unlock(&op->d->map_lock);
     if (r)
       goto out;
   }
@@ -465,9 +465,9 @@ static int end_one(struct rt_op *op, struct map_table *t,
       if ((del_entry || always || copy_member) && !is_host) {
         /* E (not NULL: !is_host) stays, busy, while the lock is dropped. */
         e->busy = 1;
-        pthread_mutex_unlock(&op->d->map_lock);
+        biaslock_unlock(&op->d->map_lock);
         int rc = rt_copy_from(op, NULL, begin, tgt, size, e->name);
-        pthread_mutex_lock(&op->d->map_lock);
+        biaslock_lock(&op->d->map_lock);
         map_release(t, e);
         if (rc)
           return -1;
@@ -567,9 +567,9 @@ static int dealloc_after(struct rt_op *op, const struct dealloced *x) {
 
 static int dealloc_one(struct rt_op *op, const struct dealloc *x) {
   struct dealloced out;
-  pthread_mutex_lock(&op->d->map_lock);
+  biaslock_lock(&op->d->map_lock);
   int rc = dealloc_locked(op, x, NULL, &out);
-  pthread_mutex_unlock(&op->d->map_lock);
+  biaslock_unlock(&op->d->map_lock);
   if (dealloc_after(op, &out))
     rc = -1;
   return rc;
@@ -599,7 +599,7 @@ int rt_data_end(struct rt_op *op, const struct rt_args *a) {
         goto out;
       continue;
     }
-    pthread_mutex_lock(&op->d->map_lock);
+    biaslock_lock(&op->d->map_lock);
     struct map_table *t = map_table_of(op->d);
     int ndel_before = ndel;
     int r = t ? end_one(op, t, a, i, del, &ndel, &mapper_base) : -1;
@@ -612,7 +612,7 @@ int rt_data_end(struct rt_op *op, const struct rt_args *a) {
       struct dealloced out;
       r = dealloc_locked(op, &del[0], ndel_before == 0 ? del[0].entry : NULL,
                          &out);
-      pthread_mutex_unlock(&op->d->map_lock);
+      biaslock_unlock(&op->d->map_lock);
       if (dealloc_after(op, &out))
         r = -1;
       if (r) {
@@ -622,7 +622,7 @@ int rt_data_end(struct rt_op *op, const struct rt_args *a) {
       rc = 0;
       goto out;
     }
-    pthread_mutex_unlock(&op->d->map_lock);
+    biaslock_unlock(&op->d->map_lock);
     if (r)
       goto out;
   }

@@ -5,7 +5,6 @@
 #define _GNU_SOURCE
 #include "config.h"
 #include "core.h"
-#include "hotlock.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +22,7 @@ struct rt_device *rt_device_new(struct rt_plugin *p, int32_t id,
   d->local_id = local_id;
   d->plugin = p;
   pthread_mutex_init(&d->lock, NULL);
-  ompemu_hotlock_init(&d->map_lock);
+  biaslock_init(&d->map_lock);
   return d;
 }
 
@@ -48,7 +47,7 @@ void rt_device_destroy(struct rt_device *d) {
   rt_unmap_all(d);
   free(c->fptr);
   pthread_mutex_destroy(&d->lock);
-  pthread_mutex_destroy(&d->map_lock);
+  biaslock_destroy(&d->map_lock);
   free(c);
 }
 

@@ -243,7 +243,7 @@ int rt_target_associate_ptr(const void *host_ptr, const void *device_ptr,
   uintptr_t h = (uintptr_t)host_ptr;
   uintptr_t t = (uintptr_t)device_ptr + device_offset;
   int rc = OFFLOAD_SUCCESS;
-  pthread_mutex_lock(&d->map_lock);
+  biaslock_lock(&d->map_lock);
   struct map_table *tab = map_table_of(d);
   struct map_lookup lr;
   map_lookup(tab, h, (int64_t)size, &lr);
@@ -268,7 +268,7 @@ int rt_target_associate_ptr(const void *host_ptr, const void *device_ptr,
              OMPEMU_P(h), OMPEMU_P(h + size), OMPEMU_P(t));
     OBS_MAP(d, OBS_MAP_ASSOC, h, t, (int64_t)size, NULL, MAP_REF_INF, 0, 0);
   }
-  pthread_mutex_unlock(&d->map_lock);
+  biaslock_unlock(&d->map_lock);
   return rc;
 }
 
@@ -289,7 +289,7 @@ int rt_target_disassociate_ptr(const void *host_ptr, int device_num,
     return OFFLOAD_FAIL;
   }
   int rc = OFFLOAD_FAIL;
-  pthread_mutex_lock(&d->map_lock);
+  biaslock_lock(&d->map_lock);
   struct map_lookup lr;
   map_lookup_ready(d->maps, &d->map_lock, (uintptr_t)host_ptr, 0, &lr);
   struct map_entry *e = lr.contained ? lr.entry : NULL;
@@ -309,6 +309,6 @@ int rt_target_disassociate_ptr(const void *host_ptr, int device_num,
     api_err(api, ra, "Trying to disassociate a pointer which was not mapped via "
            "omp_target_associate_ptr");
   }
-  pthread_mutex_unlock(&d->map_lock);
+  biaslock_unlock(&d->map_lock);
   return rc;
 }

@@ -25,7 +25,7 @@ static int dump_row(struct map_entry *e, void *arg) {
 void rt_dump_table(struct rt_device *d, ident_t *loc) {
   if (!d)
     return;
-  pthread_mutex_lock(&d->map_lock);
+  biaslock_lock(&d->map_lock);
   struct map_table *t = d->maps;
   if (t && t->count) {
     char where[600];
@@ -36,7 +36,7 @@ void rt_dump_table(struct rt_device *d, ident_t *loc) {
     struct dump_ctx c = {d->id};
     map_foreach(t, dump_row, &c);
   }
-  pthread_mutex_unlock(&d->map_lock);
+  biaslock_unlock(&d->map_lock);
 }
 
 void rt_dump_tables(ident_t *loc) {

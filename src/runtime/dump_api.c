@@ -30,7 +30,7 @@ void rt_dump_mapping_tables(void) {
     struct rt_device *d = rt_device_get(i);
     if (!d)
       continue;
-    pthread_mutex_lock(&d->map_lock);
+    biaslock_lock(&d->map_lock);
     struct map_table *t = d->maps;
     if (!t || !t->count) {
       printf("omptarget device %d info: OpenMP Host-Device pointer mappings "
@@ -44,7 +44,7 @@ void rt_dump_mapping_tables(void) {
       struct row_ctx c = {i};
       map_foreach(t, print_row, &c);
     }
-    pthread_mutex_unlock(&d->map_lock);
+    biaslock_unlock(&d->map_lock);
   }
   fflush(stdout);
 }

@@ -80,10 +80,10 @@ static void *unmapped_pointer(struct rt_op *op, const struct rt_args *a,
     return NULL; /* data that should have been mapped: data begin said why */
   /* A section of its array is mapped: the pointer's device counterpart
    * (as LLVM 19 does; LLVM 14 passed the host pointer). */
-  pthread_mutex_lock(&op->d->map_lock);
+  biaslock_lock(&op->d->map_lock);
   struct map_entry *e = map_find_by_base(op->d->maps, hbase);
   uintptr_t tgt = e ? e->tgt_begin + ((uintptr_t)a->begin[i] - e->hst_begin) : 0;
-  pthread_mutex_unlock(&op->d->map_lock);
+  biaslock_unlock(&op->d->map_lock);
   if (e) {
     DTRACE(1, "device %d: argument %d (host pointer " OMPEMU_PTR ") is the "
              "base of a mapped section: device " OMPEMU_PTR, RT_DEV_ID(op),

@@ -23,7 +23,7 @@ void *rt_lookup_tgt(struct rt_device *d, void *hp, int64_t size,
   struct map_lookup lr;
   void *rc = NULL;
   *is_host = 0;
-  pthread_mutex_lock(&d->map_lock);
+  biaslock_lock(&d->map_lock);
   map_lookup_ready(d->maps, &d->map_lock, (uintptr_t)hp, size, &lr);
   if (lr.contained ||
       (!must_contain && (lr.extends_before || lr.extends_after))) {
@@ -34,6 +34,6 @@ void *rt_lookup_tgt(struct rt_device *d, void *hp, int64_t size,
     *is_host = 1;
     rc = hp;
   }
-  pthread_mutex_unlock(&d->map_lock);
+  biaslock_unlock(&d->map_lock);
   return rc;
 }

@@ -97,13 +97,14 @@ struct map_entry *map_find_by_base(struct map_table *t, uintptr_t hp) {
   return NULL;
 }
 
-void map_wait(struct map_table *t, pthread_mutex_t *lock) {
+void map_wait(struct map_table *t, struct biaslock *lock) {
+  biaslock_mutex(lock);
   t->waiters++;
-  pthread_cond_wait(&t->released, lock);
+  pthread_cond_wait(&t->released, &lock->mutex);
   t->waiters--;
 }
 
-void map_lookup_wait(struct map_table *t, pthread_mutex_t *lock,
+void map_lookup_wait(struct map_table *t, struct biaslock *lock,
                      uintptr_t hp, int64_t size, struct map_lookup *out) {
   while (out->entry && out->entry->busy) {
     map_wait(t, lock);
@@ -248,7 +249,7 @@ void map_backref_drop(struct map_entry *pe, struct map_entry *holder,
 int rt_map_global(struct rt_device *d, void *hst, size_t size, void *tgt,
                   const char *name) {
   int rc = 0;
-  pthread_mutex_lock(&d->map_lock);
+  biaslock_lock(&d->map_lock);
   struct map_table *t = map_table_of(d);
   struct map_lookup lr;
   if (!t) {
@@ -270,7 +271,7 @@ int rt_map_global(struct rt_device *d, void *hst, size_t size, void *tgt,
                OMPEMU_P((char *)hst + size), OMPEMU_P(tgt), size);
     }
   }
-  pthread_mutex_unlock(&d->map_lock);
+  biaslock_unlock(&d->map_lock);
   if (rc)
     ompemu_error("ompemu", "device %d: cannot map global %s at " OMPEMU_PTR
                  ": out of memory", d->id, name ? name : "?", OMPEMU_P(hst));
@@ -279,7 +280,7 @@ int rt_map_global(struct rt_device *d, void *hst, size_t size, void *tgt,
 
 void rt_unmap_globals(struct rt_device *d, const void *begin,
                       const void *end) {
-  pthread_mutex_lock(&d->map_lock);
+  biaslock_lock(&d->map_lock);
   struct map_table *t = d->maps;
   struct map_entry *e = t ? map_first_from(t, (uintptr_t)begin) : NULL;
   while (e && e->hst_begin < (uintptr_t)end) {
@@ -299,7 +300,7 @@ void rt_unmap_globals(struct rt_device *d, const void *begin,
     }
     e = next;
   }
-  pthread_mutex_unlock(&d->map_lock);
+  biaslock_unlock(&d->map_lock);
 }
 
 /* ---- the whole table at exit (called by the core) ---- */
@@ -314,7 +315,7 @@ static int free_device_copy(struct map_entry *e, void *arg) {
 }
 
 void rt_unmap_all(struct rt_device *d) {
-  pthread_mutex_lock(&d->map_lock);
+  biaslock_lock(&d->map_lock);
   struct map_table *t = d->maps;
   if (t && t->count)
     RT_TRACE(1, "device %d: at exit, %zu mappings left: their device copies "
@@ -323,5 +324,5 @@ void rt_unmap_all(struct rt_device *d) {
     map_foreach(t, free_device_copy, d);
   map_table_destroy(t);
   d->maps = NULL;
-  pthread_mutex_unlock(&d->map_lock);
+  biaslock_unlock(&d->map_lock);
 }

@@ -106,12 +106,13 @@ struct map_entry *map_find(struct map_table *t, uintptr_t hp);
  * hst_begin). */
 struct map_entry *map_find_by_base(struct map_table *t, uintptr_t hp);
 /* Wait (LOCK, the device's map_lock, held) until a busy entry of T is
- * released; entries found before may be gone: look them up again. */
-void map_wait(struct map_table *t, pthread_mutex_t *lock);
+ * released; entries found before may be gone: look them up again.  LOCK
+ * is held by its mutex from then on (biaslock_mutex). */
+void map_wait(struct map_table *t, struct biaslock *lock);
 /* map_lookup that waits while the entry it finds is busy. */
-void map_lookup_wait(struct map_table *t, pthread_mutex_t *lock,
+void map_lookup_wait(struct map_table *t, struct biaslock *lock,
                      uintptr_t hp, int64_t size, struct map_lookup *out);
-static inline void map_lookup_ready(struct map_table *t, pthread_mutex_t *lock,
+static inline void map_lookup_ready(struct map_table *t, struct biaslock *lock,
                                     uintptr_t hp, int64_t size,
                                     struct map_lookup *out) {
   map_lookup(t, hp, size, out);

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "trace.h"
+#include "biaslock.h"
 
 #define RT_HIDDEN __attribute__((visibility("hidden")))
 /* Functions in the ABI (listed in libomptarget.map, defined in abi/). */
@@ -92,7 +93,7 @@ struct rt_device {
   pthread_mutex_t lock;
   enum rt_device_state state; /* written under lock, read atomically */
   struct rt_loaded *loaded;
-  pthread_mutex_t map_lock;
+  struct biaslock map_lock; /* biaslock.h */
   struct map_table *maps;
 };
 

@@ -16,7 +16,7 @@ static int update_piece(struct rt_op *op, uintptr_t hp, int64_t size,
                         int64_t type, const char *name) {
   int rc = 0;
   int32_t dev = RT_DEV_ID(op);
-  pthread_mutex_lock(&op->d->map_lock);
+  biaslock_lock(&op->d->map_lock);
   struct map_lookup lr;
   map_lookup_ready(op->d->maps, &op->d->map_lock, hp, size, &lr);
   if (!lr.contained) {
@@ -41,23 +41,23 @@ static int update_piece(struct rt_op *op, uintptr_t hp, int64_t size,
   /* The copies are made without the lock, E busy meanwhile (mapping.h). */
   e->busy = 1;
   if (type & OMP_TGT_MAPTYPE_FROM) {
-    pthread_mutex_unlock(&op->d->map_lock);
+    biaslock_unlock(&op->d->map_lock);
     rc = rt_copy_from(op, NULL, hp, tgt, size, e->name);
-    pthread_mutex_lock(&op->d->map_lock);
+    biaslock_lock(&op->d->map_lock);
     if (rc == 0 && e->nshadows && rt_restore_range(op, e, hp, size, 1, 0))
       rc = -1;
   }
   if (rc == 0 && (type & OMP_TGT_MAPTYPE_TO)) {
-    pthread_mutex_unlock(&op->d->map_lock);
+    biaslock_unlock(&op->d->map_lock);
     rc = rt_copy_to(op, NULL, hp, tgt, size, e->name);
-    pthread_mutex_lock(&op->d->map_lock);
+    biaslock_lock(&op->d->map_lock);
     /* Attached device pointers in range get their device values back. */
     if (rc == 0 && e->nshadows && rt_reattach_range(op, e, hp, size))
       rc = -1;
   }
   map_release(op->d->maps, e);
 out:
-  pthread_mutex_unlock(&op->d->map_lock);
+  biaslock_unlock(&op->d->map_lock);
   return rc;
 }
 

@@ -148,7 +148,7 @@ void fake_reset(void) {
   if (!fake_dev.plugin) {
     fake_dev.plugin = &fake_plugin;
     pthread_mutex_init(&fake_dev.lock, NULL);
-    pthread_mutex_init(&fake_dev.map_lock, NULL);
+    biaslock_init(&fake_dev.map_lock);
     fake_dev.state = RT_DEVICE_READY;
     rt_state.devices = fake_devs;
     rt_state.num_devices = 1;
@@ -237,10 +237,10 @@ int count_substr(const char *hay, const char *needle) {
 }
 
 void *dev_addr(const void *hp) {
-  pthread_mutex_lock(&fake_dev.map_lock);
+  biaslock_lock(&fake_dev.map_lock);
   struct map_entry *e = fake_dev.maps ? map_find(fake_dev.maps, (uintptr_t)hp)
                                       : NULL;
   void *r = e ? (void *)(e->tgt_begin + ((uintptr_t)hp - e->hst_begin)) : NULL;
-  pthread_mutex_unlock(&fake_dev.map_lock);
+  biaslock_unlock(&fake_dev.map_lock);
   return r;
 }

@@ -16,6 +16,13 @@ tests_unit_test_hotlock_SOURCES = tests/unit/test_hotlock.c
 tests_unit_test_hotlock_CFLAGS = $(unit_cflags) -I$(top_srcdir)/src/common
 tests_unit_test_hotlock_LDADD = src/common/libompemu_common.la $(unit_ldadd)
 
+# src/common/biaslock.c: the biased map, arena and check-mode locks.
+check_PROGRAMS += tests/unit/test_biaslock
+TESTS += tests/unit/test_biaslock
+tests_unit_test_biaslock_SOURCES = tests/unit/test_biaslock.c
+tests_unit_test_biaslock_CFLAGS = $(unit_cflags) -I$(top_srcdir)/src/common
+tests_unit_test_biaslock_LDADD = src/common/libompemu_common.la $(unit_ldadd)
+
 # src/common/wordscan.c: the checking mode's scan for addresses.
 check_PROGRAMS += tests/unit/test_wordscan
 TESTS += tests/unit/test_wordscan

@@ -38,7 +38,7 @@ static void test_fixed_base(void **state) {
 #ifdef __GLIBC__
   /* The lock every copy and allocation takes is adaptive (hotlock.h):
    * glibc's PTHREAD_MUTEX_ADAPTIVE_NP is 3, kept in __kind's low bits. */
-  assert_int_equal(a->lock.__data.__kind & 0x7f, 3);
+  assert_int_equal(a->lock.mutex.__data.__kind & 0x7f, 3);
 #endif
   arena_destroy(a);
 }
@@ -430,9 +430,9 @@ static void test_lazy_nothing_owed(void **state) {
   assert_int_equal(arena_free(a, r), 0); /* small: poisoned at once */
   assert_int_equal(atomic_load(&a->owed), 0);
   /* Nothing owed, and the lock held elsewhere: settle does not wait. */
-  pthread_mutex_lock(&a->lock);
+  biaslock_lock(&a->lock);
   arena_settle(a);
-  pthread_mutex_unlock(&a->lock);
+  biaslock_unlock(&a->lock);
   assert_true(all_bytes(q, 1000, EMU_POISON_BYTE));
   arena_destroy(a);
 }

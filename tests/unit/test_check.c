@@ -364,7 +364,7 @@ static void test_lock(void **state) {
   clock_gettime(CLOCK_REALTIME, &until);
   check_lock_take();
   check_lock_mutex();
-  assert_int_equal(pthread_cond_timedwait(&cv, &check_lock, &until),
+  assert_int_equal(pthread_cond_timedwait(&cv, &check_lock.mutex, &until),
                    ETIMEDOUT);
   check_lock_give();
   assert_int_equal(pthread_create(&t, NULL, lock_try_other, NULL), 0);

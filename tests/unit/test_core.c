@@ -178,7 +178,7 @@ static void test_by_name(void **state) {
 #ifdef __GLIBC__
   /* The map lock, taken several times per launch by every host thread, is
    * adaptive (hotlock.h): PTHREAD_MUTEX_ADAPTIVE_NP is 3 in glibc. */
-  assert_int_equal(d->map_lock.__data.__kind & 0x7f, 3);
+  assert_int_equal(d->map_lock.mutex.__data.__kind & 0x7f, 3);
 #endif
   assert_int_equal(rt_device_prepare(d), 0);
   assert_int_equal(flog->inits, 1);

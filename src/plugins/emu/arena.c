@@ -28,7 +28,7 @@
 #include "arena.h"
 #include "arena_internal.h"
 #include "envvar.h"
-#include "hotlock.h"
+#include "biaslock.h"
 #include "trace.h"
 
 #include <errno.h>
@@ -361,7 +361,7 @@ struct emu_arena *arena_create_ex(const char *what, int dev, uintptr_t base,
     free(a);
     return NULL;
   }
-  ompemu_hotlock_init(&a->lock);
+  biaslock_init(&a->lock);
   snprintf(a->what, sizeof a->what, "%s", what);
   a->dev = dev;
   a->base = base;
@@ -408,7 +408,7 @@ void arena_destroy(struct emu_arena *a) {
     return;
   asan_unpoison((void *)a->base, a->span);
   munmap((void *)a->base, a->span);
-  pthread_mutex_destroy(&a->lock);
+  biaslock_destroy(&a->lock);
   abits_release(&a->starts);
   aslots_release(&a->bystart);
   xt_clear(&a->free);
@@ -419,10 +419,10 @@ void arena_destroy(struct emu_arena *a) {
 
 void arena_set_reuse_delay(struct emu_arena *a, size_t max_blocks,
                            size_t max_bytes) {
-  pthread_mutex_lock(&a->lock);
+  biaslock_lock(&a->lock);
   a->cool_max_blocks = max_blocks;
   a->cool_max_bytes = max_bytes;
-  pthread_mutex_unlock(&a->lock);
+  biaslock_unlock(&a->lock);
 }
 
 /* ------------------------------------------------------------- alloc */
@@ -564,7 +564,7 @@ static int make_accessible(struct emu_arena *a, uintptr_t p, uintptr_t fend,
 void *arena_alloc(struct emu_arena *a, size_t size) {
   if (size > a->capacity)
     goto full_unlocked;
-  pthread_mutex_lock(&a->lock);
+  biaslock_lock(&a->lock);
   size_t charge = charge_of(a, size);
   if (a->in_use + charge > a->capacity)
     goto full;
@@ -621,10 +621,10 @@ void *arena_alloc(struct emu_arena *a, size_t size) {
       mprotect((void *)p, l.len, PROT_READ | PROT_WRITE);
     arena_fill(a, p, l.len, 0);
   }
-  pthread_mutex_unlock(&a->lock);
+  biaslock_unlock(&a->lock);
   return (void *)anode_start(n);
 full:
-  pthread_mutex_unlock(&a->lock);
+  biaslock_unlock(&a->lock);
 full_unlocked:
   ompemu_trace(2, "emu", "device %d: %s arena cannot hold %zu more bytes "
                "(%zu of %zu in use)", a->dev, a->what, size, a->in_use,
@@ -643,21 +643,21 @@ int arena_free(struct emu_arena *a, void *ptr) {
     __builtin_prefetch(ptr, 1);
     __builtin_prefetch(&a->bystart.v[(p - a->base) / a->bystart.gran], 1);
   }
-  pthread_mutex_lock(&a->lock);
+  biaslock_lock(&a->lock);
   struct anode *n = arena_extent_of(a, p);
   if (!n || anode_start(n) != p) {
     struct anode *in = n;
     if (in) {
       uintptr_t s = anode_start(in);
       size_t z = in->size;
-      pthread_mutex_unlock(&a->lock);
+      biaslock_unlock(&a->lock);
       ompemu_error("emu", "device %d: free of " OMPEMU_PTR ", which is not "
                    "the start of a %s block: it lies inside the block ["
                    OMPEMU_PTR ", " OMPEMU_PTR ") of %zu bytes", a->dev,
                    OMPEMU_P(p), a->what, OMPEMU_P(s), OMPEMU_P(s + z), z);
     } else {
       int inside = p >= a->base && p < a->base + a->span;
-      pthread_mutex_unlock(&a->lock);
+      biaslock_unlock(&a->lock);
       ompemu_error("emu", "device %d: free of " OMPEMU_PTR ", which is not "
                    "a live %s block (%s)", a->dev, OMPEMU_P(p), a->what,
                    inside ? "inside the range but not allocated, or already "
@@ -735,6 +735,6 @@ int arena_free(struct emu_arena *a, void *ptr) {
     cool_insert(a, n);
   }
   atomic_store_explicit(&a->frees, frees + 2, memory_order_release);
-  pthread_mutex_unlock(&a->lock);
+  biaslock_unlock(&a->lock);
   return 0;
 }

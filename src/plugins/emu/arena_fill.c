@@ -89,9 +89,9 @@ void arena_settle(struct emu_arena *a) {
   atomic_fetch_add_explicit(&a->settles, 1, memory_order_relaxed);
   if (!atomic_load_explicit(&a->owed, memory_order_relaxed))
     return;
-  pthread_mutex_lock(&a->lock);
+  biaslock_lock(&a->lock);
   arena_settle_locked(a);
-  pthread_mutex_unlock(&a->lock);
+  biaslock_unlock(&a->lock);
 }
 
 /* 1 if [P, P+SIZE) starts a live block of the default mode (a copy to or

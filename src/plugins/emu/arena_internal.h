@@ -7,6 +7,7 @@
 #include "arena.h"
 #include "arena_extents.h"
 #include "arena_index.h"
+#include "biaslock.h"
 
 #include <limits.h>
 #include <pthread.h>
@@ -30,7 +31,7 @@ struct fifo {
 };
 
 struct emu_arena {
-  pthread_mutex_t lock;
+  struct biaslock lock; /* biaslock.h */
   char what[16];
   int dev;
   uintptr_t base;

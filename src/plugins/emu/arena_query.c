@@ -106,11 +106,11 @@ static struct anode *lock_block(struct emu_arena *a, uintptr_t p,
                                 size_t size) {
   if (p < a->base || p >= a->base + a->span)
     return NULL;
-  pthread_mutex_lock(&a->lock);
+  biaslock_lock(&a->lock);
   struct anode *n = arena_extent_of(a, p);
   if (in_block(n, p, size))
     return n;
-  pthread_mutex_unlock(&a->lock);
+  biaslock_unlock(&a->lock);
   return NULL;
 }
 
@@ -119,7 +119,7 @@ int arena_check(struct emu_arena *a, const void *ptr, size_t size) {
     return 0;
   if (!lock_block(a, (uintptr_t)ptr, size))
     return -1;
-  pthread_mutex_unlock(&a->lock);
+  biaslock_unlock(&a->lock);
   return 0;
 }
 
@@ -132,7 +132,7 @@ int arena_write_begin(struct emu_arena *a, const void *ptr, size_t size) {
   /* Size 0 writes nothing: the poison stays owed. */
   if ((n->flags & ANODE_PENDING) && size)
     arena_fill_block(a, n, (uintptr_t)ptr, size);
-  pthread_mutex_unlock(&a->lock);
+  biaslock_unlock(&a->lock);
   return 0;
 }
 
@@ -146,7 +146,7 @@ int arena_read_begin(struct emu_arena *a, const void *ptr, size_t size) {
     arena_fill_block(a, n, 0, 0);
   else
     arena_check_slack(a, n, "when it was read back");
-  pthread_mutex_unlock(&a->lock);
+  biaslock_unlock(&a->lock);
   return 0;
 }
 
@@ -158,7 +158,7 @@ int arena_poisoned_bytes(struct emu_arena *a, const void *ptr, size_t size,
   if (n->flags & ANODE_PENDING)
     arena_fill_block(a, n, 0, 0);
   *count = poison_count(a->poison, ptr, size);
-  pthread_mutex_unlock(&a->lock);
+  biaslock_unlock(&a->lock);
   return 0;
 }
 
@@ -172,7 +172,7 @@ void arena_note_pointers(struct emu_arena *a, const void *src, size_t n) {
   size_t i = ompemu_first_word_in(c, words, a->base, a->span);
   if (i == words)
     return;
-  pthread_mutex_lock(&a->lock);
+  biaslock_lock(&a->lock);
   for (; (i += ompemu_first_word_in(c + i * sizeof w, words - i, a->base,
                                     a->span)) < words;
        i++) {
@@ -183,7 +183,7 @@ void arena_note_pointers(struct emu_arena *a, const void *src, size_t n) {
     else if (a->unprot)
       arena_unprot_arg(a, (uintptr_t)w);
   }
-  pthread_mutex_unlock(&a->lock);
+  biaslock_unlock(&a->lock);
 }
 
 void arena_note_kernel(struct emu_arena *a, const void *ptr,
@@ -191,19 +191,19 @@ void arena_note_kernel(struct emu_arena *a, const void *ptr,
   uintptr_t p = (uintptr_t)ptr;
   if (!arena_is_check(a) || p < a->base || p >= a->base + a->span)
     return;
-  pthread_mutex_lock(&a->lock);
+  biaslock_lock(&a->lock);
   struct anode *n = arena_extent_of(a, p);
   if (n)
     n->last_kernel = entry;
   else if (a->unprot) /* a freed block: make it fault */
     arena_unprot_arg(a, p);
-  pthread_mutex_unlock(&a->lock);
+  biaslock_unlock(&a->lock);
 }
 
 int arena_block_of(struct emu_arena *a, const void *ptr, void **start,
                    size_t *size) {
   uintptr_t p = (uintptr_t)ptr;
-  pthread_mutex_lock(&a->lock);
+  biaslock_lock(&a->lock);
   struct anode *n = arena_extent_of(a, p);
   uintptr_t s = n ? anode_start(n) : 0;
   int rc = n && p >= s && p < s + n->size + (n->size == 0) ? 0 : -1;
@@ -213,7 +213,7 @@ int arena_block_of(struct emu_arena *a, const void *ptr, void **start,
     if (size)
       *size = n->size;
   }
-  pthread_mutex_unlock(&a->lock);
+  biaslock_unlock(&a->lock);
   return rc;
 }
 
@@ -244,7 +244,7 @@ int arena_describe(struct emu_arena *a, uintptr_t x, char *buf, size_t len) {
     return -1;
   int locked = 0;
   for (int i = 0; i < 1000 && !locked; i++) {
-    locked = pthread_mutex_trylock(&a->lock) == 0;
+    locked = biaslock_trylock(&a->lock) == 0;
     if (!locked)
       nanosleep(&(struct timespec){0, 1000000}, NULL);
   }
@@ -266,7 +266,7 @@ int arena_describe(struct emu_arena *a, uintptr_t x, char *buf, size_t len) {
                "never allocated, or freed long ago)", a->what);
   }
   if (locked)
-    pthread_mutex_unlock(&a->lock);
+    biaslock_unlock(&a->lock);
   return 0;
 }
 
@@ -281,9 +281,9 @@ enum emu_poison_kind arena_poison_kind(const struct emu_arena *a) {
 
 size_t arena_in_use(const struct emu_arena *a) {
   struct emu_arena *m = (struct emu_arena *)a;
-  pthread_mutex_lock(&m->lock);
+  biaslock_lock(&m->lock);
   size_t n = a->in_use;
-  pthread_mutex_unlock(&m->lock);
+  biaslock_unlock(&m->lock);
   return n;
 }
 
