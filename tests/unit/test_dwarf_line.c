@@ -153,7 +153,8 @@ static char *make_elf(const uint8_t *line, size_t n, const struct buf *ls,
   eh->e_shnum = (Elf64_Half)nsec;
   eh->e_shstrndx = 1;
   memcpy(img + off_sh, shstr, sizeof shstr);
-  memcpy(img + off_line, line, n);
+  if (n)
+    memcpy(img + off_line, line, n);
   if (ls)
     memcpy(img + off_ls, ls->d, ls->n);
   Elf64_Shdr *sh = (Elf64_Shdr *)(img + off_shdr);
