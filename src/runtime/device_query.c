@@ -38,7 +38,14 @@ void *rt_get_mapped_ptr(const void *ptr, int dev) {
     return (void *)ptr;
   if (!d)
     return NULL;
-  /* A device not started yet has nothing mapped. */
+  /* Asking starts the device, as omp_target_alloc does: its images are
+   * loaded and their globals mapped (constructors run), so a declare
+   * target variable has its device address before any target region. */
+  if (rt_device_prepare(d) != 0) {
+    ompemu_error("ompemu", "%s: device %d could not be started: returns "
+                 "NULL", api, dev);
+    return NULL;
+  }
   void *t = rt_lookup_tgt(d, (void *)ptr, 1, 1, &is_host);
   DTRACE(2, "device %d: %s(" OMPEMU_PTR ") = " OMPEMU_PTR, dev, api,
          OMPEMU_P(ptr), OMPEMU_P(t));
