@@ -121,7 +121,13 @@ int32_t __tgt_rtl_ompemu_observe(uint32_t what, void *tag);
  *   device, on pages other data shares: the first read by device code
  *   before any write of them is recorded, whatever else touches the pages;
  *   ON 0: the watch ends, and *FIRST_READ is the offset of that read, or
- *   -1 when there was none.  Check mode only. */
+ *   -1 when there was none.  Check mode only.
+ * ompemu_not_device: 0 when [TGT_PTR, TGT_PTR+SIZE) is memory the device's
+ *   copies accept (inside one live block, or one loaded image's globals);
+ *   else 1 with WHY (a string of WHY_LEN bytes) saying what it is instead
+ *   ("it overruns the allocation [...) of N bytes", "it is not device
+ *   memory of device N (...)").  Prints nothing: the runtime names the API
+ *   call.  -1 for a device it does not have. */
 void *__tgt_rtl_ompemu_host_alias(int32_t device_id, void *host_ptr,
                                   const char *description);
 int32_t __tgt_rtl_ompemu_poisoned_bytes(int32_t device_id, void *tgt_ptr,
@@ -129,6 +135,8 @@ int32_t __tgt_rtl_ompemu_poisoned_bytes(int32_t device_id, void *tgt_ptr,
 int32_t __tgt_rtl_ompemu_watch_unwritten(int32_t device_id, void *tgt_ptr,
                                          int64_t size, int32_t on,
                                          int64_t *first_read);
+int32_t __tgt_rtl_ompemu_not_device(int32_t device_id, const void *tgt_ptr,
+                                    int64_t size, char *why, int64_t why_len);
 
 /* Every function above, by the name after "__tgt_rtl_", in the order the
  * runtime looks them up: REQUIRED(name) for the ten a plugin must define
@@ -171,7 +179,8 @@ int32_t __tgt_rtl_ompemu_watch_unwritten(int32_t device_id, void *tgt_ptr,
   OPTIONAL(ompemu_observe)                                                  \
   OPTIONAL(ompemu_host_alias)                                               \
   OPTIONAL(ompemu_poisoned_bytes)                                           \
-  OPTIONAL(ompemu_watch_unwritten)
+  OPTIONAL(ompemu_watch_unwritten)                                          \
+  OPTIONAL(ompemu_not_device)
 
 #ifdef __cplusplus
 }

@@ -240,6 +240,30 @@ static int memcpy_side(const char *which, const void *p, int32_t dev,
   return -1;
 }
 
+int check_api_device_side(const char *which, const void *p, size_t len,
+                          struct rt_device *d, int32_t dev, const char *api,
+                          const void *ra) {
+  char why[200];
+  if (!d->plugin->ompemu_not_device ||
+      d->plugin->ompemu_not_device(d->local_id, p, (int64_t)len, why,
+                                   sizeof why) != 1)
+    return 0;
+  char call[1400], var[128], devarg[16], ex[128];
+  struct callsite cs;
+  callsite_resolve(ra, api, &cs);
+  snprintf(call, sizeof call, "%s%s%s", api, cs.where[0] ? " at " : "",
+           cs.where);
+  const char *v = callsite_arg(&cs, arg_index(api, which));
+  snprintf(var, sizeof var, "%s%s", v ? v : "", v ? " = " : "");
+  snprintf(devarg, sizeof devarg, "%s_dev", which);
+  expr_words(&cs, arg_index(api, devarg), ex, sizeof ex);
+  ompemu_error("ompemu", "%s: %s %s" OMPEMU_PTR " (%zu bytes) is not device "
+               "%d memory, yet %s_device_num%s is device %d: %s: nothing "
+               "copied", call, which, var, OMPEMU_P(p), len, (int)dev, which,
+               ex, (int)dev, why);
+  return -1;
+}
+
 int check_api_memcpy(const void *dst, const void *src, int32_t dst_dev,
                      int32_t src_dev, int32_t host, const char *api,
                      const void *ra) {

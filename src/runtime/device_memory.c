@@ -134,6 +134,9 @@ static int memcpy_impl(void *dst, const void *src, size_t len, size_t dst_off,
     return OFFLOAD_FAIL;
   }
   char *s = (char *)src + src_off, *d = (char *)dst + dst_off;
+  if ((sd && check_api_device_side("src", s, len, sd, src_dev, api, ra)) ||
+      (dd && check_api_device_side("dst", d, len, dd, dst_dev, api, ra)))
+    return OFFLOAD_FAIL;
   int rc = 0;
   DTRACE(2, "%s " OMPEMU_PTR " (device %d) -> " OMPEMU_PTR
            " (device %d), %zu bytes", api, OMPEMU_P(s), src_dev, OMPEMU_P(d),

@@ -131,8 +131,8 @@ static void test_bad_pointers(void **state) {
   assert_null(r8);
   char want[300];
   snprintf(want, sizeof want, "device 0: data_submit of host [0x%016lx, "
-           "0x%016lx) and device [0x%016lx, 0x%016lx) refused: it is not "
-           "device memory of device 0", (unsigned long)host,
+           "0x%016lx) and device [0x%016lx, 0x%016lx) refused: it lies "
+           "outside device 0's data range", (unsigned long)host,
            (unsigned long)host + 16, (unsigned long)host,
            (unsigned long)host + 16);
   assert_non_null(strstr(out, want));
@@ -155,6 +155,42 @@ static void test_bad_pointers(void **state) {
   int r9 = __tgt_rtl_data_delete(0, d); /* twice */
   free(capture_end(&c));
   assert_int_equal(r9, OFFLOAD_FAIL);
+}
+
+/* ompemu_not_device: the same verdicts as the copies, said to the caller
+ * (the runtime names the API call), nothing printed. */
+static void test_not_device(void **state) {
+  (void)state;
+  int host[16] = {0};
+  char why[200];
+  char *d = __tgt_rtl_data_alloc(0, 100, host, TARGET_ALLOC_DEFAULT);
+  assert_non_null(d);
+  struct capture c;
+  capture_begin(&c);
+  int r1 = __tgt_rtl_ompemu_not_device(0, d, 100, why, sizeof why);
+  int r2 = __tgt_rtl_ompemu_not_device(0, d + 10, 20, why, sizeof why);
+  int r3 = __tgt_rtl_ompemu_not_device(0, host, 16, why, sizeof why);
+  char host_why[200];
+  memcpy(host_why, why, sizeof why);
+  int r4 = __tgt_rtl_ompemu_not_device(0, d + 50, 51, why, sizeof why);
+  char over_why[200];
+  memcpy(over_why, why, sizeof why);
+  int r5 = __tgt_rtl_ompemu_not_device(7, d, 4, why, sizeof why);
+  int r6 = __tgt_rtl_ompemu_not_device(0, d, -1, why, sizeof why);
+  assert_int_equal(__tgt_rtl_data_delete(0, d), 0);
+  int r7 = __tgt_rtl_ompemu_not_device(0, d, 4, why, sizeof why);
+  char *out = capture_end(&c);
+  assert_int_equal(r1, 0);
+  assert_int_equal(r2, 0);
+  assert_int_equal(r3, 1);
+  assert_non_null(strstr(host_why, "it lies outside device 0's data range"));
+  assert_int_equal(r4, 1);
+  assert_non_null(strstr(over_why, "it overruns the allocation"));
+  assert_int_equal(r5, -1);
+  assert_int_equal(r6, -1);
+  assert_int_equal(r7, 1);
+  assert_null(strstr(out, "ompemu_not_device of")); /* no copy message */
+  free(out);
 }
 
 static void test_two_devices_and_capacity(void **state) {
@@ -690,6 +726,7 @@ int main(void) {
       cmocka_unit_test(test_devices),
       cmocka_unit_test(test_round_trip),
       cmocka_unit_test(test_bad_pointers),
+      cmocka_unit_test(test_not_device),
       cmocka_unit_test(test_two_devices_and_capacity),
       cmocka_unit_test(test_load_and_launch),
       cmocka_unit_test(test_fptr_table),

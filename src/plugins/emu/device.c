@@ -164,6 +164,43 @@ struct emu_loaded *emu_image_of(struct emu_device *d, const void *addr) {
   return NULL;
 }
 
+/* What [TGT, TGT+N), outside every live data block of D, is, in WHY:
+ * 1; or 0 when it is device memory all the same (an image's globals, or
+ * host memory under unified shared memory). */
+static int outside_blocks(struct emu_device *d, const void *tgt, size_t n,
+                          char *why, size_t len) {
+  if (arena_owns(d->code, tgt)) {
+    /* Device globals live in the images, in the code range: the device
+     * runtime's registry finds the image without D->lock. */
+    int idev = -1;
+    const struct emu_image *img = devicertl_image_at(tgt, &idev);
+    if (img && idev == d->id &&
+        (n == 0 || loader_contains(img, (char *)tgt + n - 1)))
+      return 0;
+  }
+  if (emu_plugin()->requires_flags & OMP_REQ_UNIFIED_SHARED_MEMORY &&
+      !arena_owns(d->data, tgt) && !arena_owns(d->code, tgt))
+    return 0; /* host memory is device memory under USM */
+  void *bs;
+  size_t bz;
+  if (arena_block_of(d->data, tgt, &bs, &bz) == 0)
+    snprintf(why, len, "it overruns the allocation [" OMPEMU_PTR ", "
+             OMPEMU_PTR ") of %zu bytes", OMPEMU_P(bs),
+             OMPEMU_P((uintptr_t)bs + bz), bz);
+  else if (arena_owns(d->data, tgt))
+    snprintf(why, len, "no live allocation of the device's data range "
+             "holds it");
+  else if (arena_owns(d->code, tgt))
+    snprintf(why, len, "it is in the code range but not inside one "
+             "loaded image");
+  else
+    snprintf(why, len, "it lies outside device %d's data range ["
+             OMPEMU_PTR ", " OMPEMU_PTR ")", d->id,
+             OMPEMU_P(arena_base(d->data)),
+             OMPEMU_P(arena_base(d->data) + arena_span(d->data)));
+  return 1;
+}
+
 int emu_check_range(struct emu_device *d, const char *op, const void *tgt,
                     const void *hst, int64_t size) {
   return emu_check_copy(d, op, tgt, hst, size, -1);
@@ -188,36 +225,9 @@ int emu_check_copy(struct emu_device *d, const char *op, const void *tgt,
        : to_device == 0 ? arena_read_begin(d->data, tgt, n)
                         : arena_check(d->data, tgt, n)) == 0)
     return 0;
-  if (arena_owns(d->code, tgt)) {
-    /* Device globals live in the images, in the code range: the device
-     * runtime's registry finds the image without D->lock. */
-    int idev = -1;
-    const struct emu_image *img = devicertl_image_at(tgt, &idev);
-    if (img && idev == d->id &&
-        (n == 0 || loader_contains(img, (char *)tgt + n - 1)))
-      return 0;
-  }
-  if (emu_plugin()->requires_flags & OMP_REQ_UNIFIED_SHARED_MEMORY &&
-      !arena_owns(d->data, tgt) && !arena_owns(d->code, tgt))
-    return 0; /* host memory is device memory under USM */
   char why[200];
-  void *bs;
-  size_t bz;
-  if (arena_block_of(d->data, tgt, &bs, &bz) == 0)
-    snprintf(why, sizeof why, "it overruns the allocation [" OMPEMU_PTR ", "
-             OMPEMU_PTR ") of %zu bytes", OMPEMU_P(bs),
-             OMPEMU_P((uintptr_t)bs + bz), bz);
-  else if (arena_owns(d->data, tgt))
-    snprintf(why, sizeof why, "no live allocation of the device's data range "
-             "holds it");
-  else if (arena_owns(d->code, tgt))
-    snprintf(why, sizeof why, "it is in the code range but not inside one "
-             "loaded image");
-  else
-    snprintf(why, sizeof why, "it is not device memory of device %d (data ["
-             OMPEMU_PTR ", " OMPEMU_PTR "))", d->id,
-             OMPEMU_P(arena_base(d->data)),
-             OMPEMU_P(arena_base(d->data) + arena_span(d->data)));
+  if (!outside_blocks(d, tgt, n, why, sizeof why))
+    return 0;
   if (hst)
     ompemu_error("emu", "device %d: %s of host [" OMPEMU_PTR ", " OMPEMU_PTR
                  ") and device [" OMPEMU_PTR ", " OMPEMU_PTR ") refused: %s",
@@ -227,6 +237,18 @@ int emu_check_copy(struct emu_device *d, const char *op, const void *tgt,
     ompemu_error("emu", "device %d: %s of device [" OMPEMU_PTR ", " OMPEMU_PTR
                  ") refused: %s", d->id, op, OMPEMU_P(t), OMPEMU_P(t + n), why);
   return -1;
+}
+
+EMU_EXPORT int32_t __tgt_rtl_ompemu_not_device(int32_t id, const void *tgt,
+                                               int64_t size, char *why,
+                                               int64_t why_len) {
+  struct emu_device *d = emu_device_get(id, "ompemu_not_device");
+  if (!d || size < 0 || !why || why_len <= 0)
+    return -1;
+  why[0] = 0;
+  if (arena_check(d->data, tgt, (size_t)size) == 0)
+    return 0;
+  return outside_blocks(d, tgt, (size_t)size, why, (size_t)why_len);
 }
 
 EMU_EXPORT int32_t __tgt_rtl_number_of_devices(void) {
