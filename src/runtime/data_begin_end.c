@@ -1,4 +1,4 @@
-/* Data begin and data end (docs/abi-clang14.md section 7.4): getTargetPointer,
+/* Data begin and data end (docs/abi-clang14-runtime.md section 7.4): getTargetPointer,
  * reference counts with their INFO notes, PTR_AND_OBJ attachment, struct
  * (MEMBER_OF) entries in any order, RETURN_PARAM, deferred removal; clang
  * 22's ATTACH entries map nothing here (attach_entries.c after begin).  Each

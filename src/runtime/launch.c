@@ -1,4 +1,4 @@
-/* Kernel launch (docs/abi-clang14.md section 7.3), one path for every door
+/* Kernel launch (docs/abi-clang14-runtime.md section 7.3), one path for every door
  * (struct rt_launch, doors.h): device check, host entry lookup, data
  * begin, kernel arguments (literal, private/firstprivate buffers, mapped
  * addresses, lambda captures), run, data end, private buffers freed, the

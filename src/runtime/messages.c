@@ -1,5 +1,5 @@
 /* LIBOMPTARGET_INFO output and the "Libomptarget ..." messages with LLVM
- * 14's exact texts (docs/abi-clang14.md sections 7.6 and 11): prefixes,
+ * 14's exact texts (docs/abi-clang14-runtime.md section 7.6 and docs/abi-clang14.md section 11): prefixes,
  * and source locations parsed from ident_t.psource and map names.  Every
  * line goes through ompemu_report (src/common/trace.h). */
 #include "config.h"

@@ -1,4 +1,4 @@
-/* Offload policy (docs/abi-clang14.md 7.2, 7.6): OMP_TARGET_OFFLOAD through
+/* Offload policy (docs/abi-clang14-runtime.md 7.2, 7.6): OMP_TARGET_OFFLOAD through
  * libomp's __kmpc_get_target_offload when libomp is in the process (weak:
  * a gcc-built program has none, docs/design.md contract 7), otherwise parsed
  * here; the default device; and the outcome of a construct under the

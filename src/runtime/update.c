@@ -1,4 +1,4 @@
-/* `target update` (docs/abi-clang14.md section 7.4): contiguous ranges, and
+/* `target update` (docs/abi-clang14-runtime.md section 7.4): contiguous ranges, and
  * non-contiguous ones (NON_CONTIG) walked from their descriptor_dim array
  * so that the right elements move (LLVM 14 moves the wrong ones).  FROM
  * restores attached host pointers; TO re-writes attached device pointers

@@ -1,7 +1,7 @@
 // C++ declare-target globals with constructors and destructors: the
 // device copies are constructed when the image is loaded (the device sees
 // the constructed values) and destroyed at unload.  LLVM 14 with its
-// x86_64 plugin segfaults in __tgt_unregister_lib at exit (docs/abi-clang14.md
+// x86_64 plugin segfaults in __tgt_unregister_lib at exit (docs/abi-clang14-runtime.md
 // §7.1); LLVM 14's runtime with the emu plugin does not.
 // The device destructors report themselves on stderr, in reverse order of
 // construction (D first), with the values the kernel left.

@@ -1,5 +1,5 @@
 // Non-contiguous target update of a 2-D array: exactly the selected
-// elements move (LLVM 14's runtime moves the wrong ones, docs/abi-clang14.md §7.4).
+// elements move (LLVM 14's runtime moves the wrong ones, docs/abi-clang14-runtime.md §7.4).
 // LLVM14-FAILS: non-contiguous update moves the wrong elements
 // SKIP-MODE-llvmrt: LLVM 14's runtime walks non-contiguous descriptors wrongly (§7.4)
 #include "check.h"

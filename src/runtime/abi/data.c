@@ -1,4 +1,4 @@
-/* Front door: data constructs (docs/abi-clang14.md section 7.4): target data
+/* Front door: data constructs (docs/abi-clang14-runtime.md section 7.4): target data
  * begin / end (also enter and exit data) and target update, each in four
  * forms: mapper, nowait mapper, legacy (loc, names and mappers NULL) and
  * legacy nowait.  Nowait forms run in order before they return, as in

@@ -1,4 +1,4 @@
-/* Front door: the kernel launches clang 14 emits (docs/abi-clang14.md
+/* Front door: the kernel launches clang 14 emits (docs/abi-clang14-runtime.md
  * section 7.3): __tgt_target*_mapper with and without teams, their nowait
  * forms (run in order before they return, as LLVM 14 does: libomp has met
  * the dependencies before the task that calls them runs), the legacy forms
