@@ -325,6 +325,9 @@ static void region_end(struct cthread *t) {
     free(r->watched);
     r->watched = NULL;
     r->nwatched = 0;
+    free(r->slack);
+    r->slack = NULL;
+    r->nslack = 0;
     if (t->spare) {
       free(t->spare->uses);
       free(t->spare);

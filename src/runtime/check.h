@@ -100,6 +100,7 @@ struct cblock {
   int partly_written;    /* some byte was (seen at a kernel's start): not
                             to be watched for reads again */
   int uninit_reported;   /* a finding about its poison was made */
+  int before_start_reported; /* a kernel read before it (check_slack.c) */
   int lost_reported;     /* ... about a lost result */
   char *pending_lost;    /* a "results not copied back" finding made when
                             no later copy brings [pending_hst, +size) back
@@ -300,6 +301,10 @@ struct cregion {
    * map(alloc:), wholly unwritten) */
   uintptr_t *watched;
   int nwatched;
+  /* ... and the blocks whose slack before their start it watches
+   * (check_slack.c) */
+  uintptr_t *slack;
+  int nslack;
 };
 
 /* Record that R used [HST, HST+SIZE) at TGT; the entry, or NULL. */
@@ -350,6 +355,12 @@ RT_HIDDEN void data_kernel_done(struct cregion *r);
  * seen (before any other look after it). */
 RT_HIDDEN void data_kernel_watch(struct cregion *r, struct obs_event *e);
 RT_HIDDEN void data_kernel_unwatch(struct cregion *r);
+/* (construct WHERE, B's variable) pairs whose watch of kind KIND
+ * (CLEAN_UNWRITTEN, CLEAN_SLACK) saw nothing: 1 when known clean; ADD
+ * records one. */
+enum { CLEAN_UNWRITTEN, CLEAN_SLACK };
+RT_HIDDEN int check_clean_pair(const char *where, const struct cblock *b,
+                               int kind, int add);
 RT_HIDDEN void data_globals_check(struct cregion *r, int32_t dev);
 RT_HIDDEN void data_global_synced(struct cblock *g);
 /* After the kernel of R completed: a stale global it did not read, or one
@@ -357,6 +368,12 @@ RT_HIDDEN void data_global_synced(struct cblock *g);
 RT_HIDDEN void data_globals_kernel_done(const struct cregion *r);
 /* At exit: the stale globals no kernel wrote, reported. */
 RT_HIDDEN void data_globals_flush(void);
+
+/* check_slack.c: watch the slack before the blocks of the kernel's
+ * arguments that point before their block (a section's base), and report
+ * a read there (called by data_kernel_watch / data_kernel_unwatch). */
+RT_HIDDEN void slack_kernel_watch(struct cregion *r, struct obs_event *e);
+RT_HIDDEN void slack_kernel_unwatch(struct cregion *r);
 
 /* check_heap.c: a map entry (OBS_MAP NEW or REFUSED) whose section
  * starts at a host heap block and runs past its end. */

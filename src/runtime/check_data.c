@@ -680,19 +680,29 @@ void data_globals_check(struct cregion *r, int32_t dev) {
  * loop of launches repeats what the first one did).  Interned pointers,
  * open addressing; when full, everything is watched. */
 #define CLEAN_SLOTS 4096
-static const void *clean_pairs[CLEAN_SLOTS][2];
+static const void *clean_pairs[CLEAN_SLOTS][3];
 static unsigned nclean;
 
-static int clean_slot(const char *where, const char *var, int add) {
-  uint64_t k[2] = {(uintptr_t)where, (uintptr_t)var};
+/* The variable of B for check_clean_pair: its map name, else (compiled without
+ * -g) its host address. */
+static const char *clean_key(const struct cblock *b) {
+  return b->var ? b->var : (const char *)b->hst;
+}
+
+int check_clean_pair(const char *where, const struct cblock *b, int kind,
+                     int add) {
+  const void *var = clean_key(b), *kd = (const void *)(uintptr_t)(kind + 1);
+  uint64_t k[3] = {(uintptr_t)where, (uintptr_t)var, (uintptr_t)kd};
   unsigned j = (unsigned)(check_hash(k, sizeof k) % CLEAN_SLOTS);
   for (unsigned n = 0; n < CLEAN_SLOTS; n++, j = (j + 1) % CLEAN_SLOTS) {
-    if (clean_pairs[j][0] == where && clean_pairs[j][1] == var)
+    if (clean_pairs[j][0] == where && clean_pairs[j][1] == var &&
+        clean_pairs[j][2] == kd)
       return 1;
     if (!clean_pairs[j][0]) {
       if (add && nclean < CLEAN_SLOTS / 2) {
         clean_pairs[j][0] = where;
         clean_pairs[j][1] = var;
+        clean_pairs[j][2] = kd;
         nclean++;
       }
       return 0;
@@ -701,19 +711,13 @@ static int clean_slot(const char *where, const char *var, int add) {
   return 0;
 }
 
-/* The variable of B for clean_slot: its map name, else (compiled without
- * -g) its host address. */
-static const char *clean_key(const struct cblock *b) {
-  return b->var ? b->var : (const char *)b->hst;
-}
-
 /* B (mapped, never written by a copy or a kernel, created without `to`)
  * is one to watch for reads: all of it still holds the poison. */
 static int watchable(const struct cregion *r, struct cblock *b) {
   if (!b || b->kind != CB_MAPPED || b->initialized || b->partly_written ||
       b->uninit_reported || (b->maptype & OMP_TGT_MAPTYPE_TO) || !b->size)
     return 0;
-  if (clean_slot(r->where, clean_key(b), 0))
+  if (check_clean_pair(r->where, b, CLEAN_UNWRITTEN, 0))
     return 0;
   int64_t poisoned = check_dev_poisoned(b->dev, b->tgt, b->size);
   if (poisoned >= 0 && poisoned < (int64_t)b->size)
@@ -747,9 +751,11 @@ void data_kernel_watch(struct cregion *r, struct obs_event *e) {
   }
   for (int i = 0; i < r->nuses; i++)
     watch_block(r, cb_find(r->dev, r->uses[i].tgt));
+  slack_kernel_watch(r, e);
 }
 
 void data_kernel_unwatch(struct cregion *r) {
+  slack_kernel_unwatch(r);
   for (int i = 0; i < r->nwatched; i++) {
     int64_t off = -1;
     struct cblock *b = cb_find(r->dev, r->watched[i]);
@@ -757,7 +763,7 @@ void data_kernel_unwatch(struct cregion *r) {
         !b || b->uninit_reported)
       continue;
     if (off < 0) {
-      clean_slot(r->where, clean_key(b), 1);
+      check_clean_pair(r->where, b, CLEAN_UNWRITTEN, 1);
       continue;
     }
     int from = (b->maptype & OMP_TGT_MAPTYPE_FROM) != 0;

@@ -24,17 +24,32 @@ static int from_blocks(uintptr_t x, char *buf, size_t len) {
   const char *rel = "";
   char how[96] = "";
   if (!b) {
+    uintptr_t past = 0;
     for (uintptr_t d = 1; d <= NEAR && !b; d *= 2) {
       struct cblock *c = cb_find_any(x - d);
       if (c && x >= c->tgt + c->size) {
         b = c;
-        uintptr_t past = x - (c->tgt + c->size);
+        past = x - (c->tgt + c->size);
         if (past)
           snprintf(how, sizeof how, "%lu bytes past the end of ",
                    (unsigned long)past);
         else
           snprintf(how, sizeof how, "just past the end of ");
         rel = how;
+      }
+    }
+    /* A block starting just above, nearer than the end of one below: a
+     * read from below a section's lower bound. */
+    for (uintptr_t d = 1; d <= NEAR; d *= 2) {
+      struct cblock *c = cb_find_any(x + d);
+      if (c && c->tgt > x) {
+        if (!b || c->tgt - x <= past) {
+          b = c;
+          snprintf(how, sizeof how, "%lu bytes before the start of ",
+                   (unsigned long)(c->tgt - x));
+          rel = how;
+        }
+        break;
       }
     }
   }

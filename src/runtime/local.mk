@@ -70,7 +70,7 @@ rt_observe_sources = \
 	src/runtime/check.c \
 	src/runtime/check_race.c \
 	src/runtime/check_ompt.c \
-	src/runtime/check_data.c \
+	src/runtime/check_data.c src/runtime/check_slack.c \
 	src/runtime/check_hostptr.c \
 	src/runtime/check_report.c \
 	src/runtime/check_util.c \

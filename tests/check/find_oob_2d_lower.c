@@ -1,12 +1,16 @@
 // A 2-D section with a non-zero lower bound (rows 8.. mapped) whose kernel
-// writes from row 4: device memory before the block is written.  The plugin
-// finds it when the block is read back and names the variable, once.
+// updates from row 4 (`+=`: a read, then a write): the read before the
+// block is a finding as the kernel returns (check_slack.c), and the plugin
+// finds the write when the block is read back; each names the variable,
+// once.
 // OMPEMU-RUN: --check
 // EXPECT-EXIT: 99
 // EXPECT-STDERR: emu: error: device 0: check: device memory before the start of the data block [
-// EXPECT-STDERR: ) of 14336 bytes was written, up to 1018 bytes before it (variable a[8:64 - 8] (declared at find_oob_2d_lower.c:14), 
-// EXPECT-STDERR: , map tofrom at find_oob_2d_lower.c:20); found when it was read back (the last kernel given the block: 
-// EXPECT-STDERR: ompemu: check: no findings, but 1 error reported; exit status 99
+// EXPECT-STDERR: ) of 14336 bytes was written, up to 1018 bytes before it (variable a[8:64 - 8] (declared at find_oob_2d_lower.c:18), 
+// EXPECT-STDERR: , map tofrom at find_oob_2d_lower.c:24); found when it was read back (the last kernel given the block: 
+// EXPECT-STDERR: ompemu: check: out-of-bounds device read: kernel __omp_offloading_
+// EXPECT-STDERR: read device memory before the start of a[8:64 - 8] (declared at find_oob_2d_lower.c:18), mapped with map(tofrom) at find_oob_2d_lower.c:24
+// EXPECT-STDERR: ompemu: check: 1 finding, 1 other error reported; exit status 99
 // RUN-TWICE-SAME-STDERR
 #include <stdio.h>
 #define N 64

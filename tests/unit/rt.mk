@@ -24,7 +24,7 @@ tests_unit_libomptarget_rtl_fakezero_la_LIBADD = $(fake_plugin_libadd)
 obs_test_sources = src/runtime/observe.c src/runtime/observers.c \
 	src/runtime/timeline.c src/runtime/timeline_write.c \
 	src/runtime/summary.c src/runtime/ompt.c src/runtime/check.c \
-	src/runtime/check_race.c src/runtime/check_ompt.c src/runtime/check_data.c \
+	src/runtime/check_race.c src/runtime/check_ompt.c src/runtime/check_data.c src/runtime/check_slack.c \
 	src/runtime/check_hostptr.c src/runtime/check_report.c \
 	src/runtime/check_util.c src/runtime/check_lock.c src/runtime/check_blocks.c \
 	src/runtime/check_heap.c
@@ -110,7 +110,7 @@ tests_unit_test_observe_LDADD = $(data_test_ldadd)
 # The checking mode's observer on the fake device (observers.c left out:
 # the test sets the observer up itself).
 tests_unit_test_check_SOURCES = tests/unit/test_check.c $(data_test_sources) \
-	src/runtime/check.c src/runtime/check_race.c src/runtime/check_ompt.c src/runtime/check_data.c \
+	src/runtime/check.c src/runtime/check_race.c src/runtime/check_ompt.c src/runtime/check_data.c src/runtime/check_slack.c \
 	src/runtime/check_hostptr.c src/runtime/check_report.c \
 	src/runtime/check_util.c src/runtime/check_lock.c src/runtime/check_blocks.c \
 	src/runtime/check_heap.c

@@ -249,6 +249,13 @@ int arena_describe(struct emu_arena *a, uintptr_t x, char *buf, size_t len) {
       nanosleep(&(struct timespec){0, 1000000}, NULL);
   }
   struct anode *n = arena_extent_of(a, x);
+  if (n && x >= anode_start(n) + n->size) {
+    /* Past the end of N, in its guard: nearer the start of the block of
+     * the next page (a section's base read from below its lower bound)? */
+    struct anode *m = arena_extent_of(a, (x | (PAGE - 1)) + 1);
+    if (m && anode_start(m) - x < x - (anode_start(n) + n->size))
+      n = m;
+  }
   struct anode *q = a->quar.head; /* a fault's description: a walk will do */
   while (q && !(x >= q->key && x < q->key + q->len))
     q = q->next;
