@@ -280,6 +280,7 @@ static void copy_from(struct cthread *t, int32_t dev, uintptr_t hst,
 static void kernel_done(struct cregion *r) {
   if (!r || !check_cfg.check)
     return;
+  slack_kernel_unwatch(r);
   data_kernel_unwatch(r);
   data_kernel_done(r);
   data_globals_kernel_done(r);
@@ -348,6 +349,7 @@ static void kernel_begin(struct cthread *t, struct obs_event *e) {
     data_kernel_begin(r, e);
     race_kernel_begin(r);
     data_kernel_watch(r, e);
+    slack_kernel_watch(r, e); /* after it: skips the blocks it watches */
   }
   if (check_cfg.report)
     report_kernel(e);

@@ -371,7 +371,7 @@ RT_HIDDEN void data_globals_flush(void);
 
 /* check_slack.c: watch the slack before the blocks of the kernel's
  * arguments that point before their block (a section's base), and report
- * a read there (called by data_kernel_watch / data_kernel_unwatch). */
+ * a read there (after data_kernel_watch, before data_kernel_unwatch). */
 RT_HIDDEN void slack_kernel_watch(struct cregion *r, struct obs_event *e);
 RT_HIDDEN void slack_kernel_unwatch(struct cregion *r);
 

@@ -751,11 +751,9 @@ void data_kernel_watch(struct cregion *r, struct obs_event *e) {
   }
   for (int i = 0; i < r->nuses; i++)
     watch_block(r, cb_find(r->dev, r->uses[i].tgt));
-  slack_kernel_watch(r, e);
 }
 
 void data_kernel_unwatch(struct cregion *r) {
-  slack_kernel_unwatch(r);
   for (int i = 0; i < r->nwatched; i++) {
     int64_t off = -1;
     struct cblock *b = cb_find(r->dev, r->watched[i]);
