@@ -121,7 +121,16 @@ int32_t __tgt_rtl_ompemu_observe(uint32_t what, void *tag);
  *   device, on pages other data shares: the first read by device code
  *   before any write of them is recorded, whatever else touches the pages;
  *   ON 0: the watch ends, and *FIRST_READ is the offset of that read, or
- *   -1 when there was none.  Check mode only. */
+ *   -1 when there was none.  Check mode only.
+ * ompemu_note_pointers: check mode: SRC non-NULL: the device addresses
+ *   among the 8-byte words of [SRC, SRC+SIZE), bytes just copied to the
+ *   device, are noted (a block one of them points into is made
+ *   inaccessible before the first kernel after it is freed).  SRC NULL:
+ *   from now on the caller makes that call after every copy to the
+ *   device, for all the bytes except a part it found holds no word W with
+ *   W - LO < SPAN (unsigned), and the plugin stops scanning the copies
+ *   itself; OFFLOAD_FAIL (it goes on scanning) when not every device
+ *   address of DEVICE_ID lies in [LO, LO+SPAN). */
 void *__tgt_rtl_ompemu_host_alias(int32_t device_id, void *host_ptr,
                                   const char *description);
 int32_t __tgt_rtl_ompemu_poisoned_bytes(int32_t device_id, void *tgt_ptr,
@@ -129,6 +138,9 @@ int32_t __tgt_rtl_ompemu_poisoned_bytes(int32_t device_id, void *tgt_ptr,
 int32_t __tgt_rtl_ompemu_watch_unwritten(int32_t device_id, void *tgt_ptr,
                                          int64_t size, int32_t on,
                                          int64_t *first_read);
+int32_t __tgt_rtl_ompemu_note_pointers(int32_t device_id, const void *src,
+                                       int64_t size, uint64_t lo,
+                                       uint64_t span);
 
 /* Every function above, by the name after "__tgt_rtl_", in the order the
  * runtime looks them up: REQUIRED(name) for the ten a plugin must define
@@ -171,7 +183,8 @@ int32_t __tgt_rtl_ompemu_watch_unwritten(int32_t device_id, void *tgt_ptr,
   OPTIONAL(ompemu_observe)                                                  \
   OPTIONAL(ompemu_host_alias)                                               \
   OPTIONAL(ompemu_poisoned_bytes)                                           \
-  OPTIONAL(ompemu_watch_unwritten)
+  OPTIONAL(ompemu_watch_unwritten)                                          \
+  OPTIONAL(ompemu_note_pointers)
 
 #ifdef __cplusplus
 }
