@@ -101,18 +101,21 @@ static pthread_mutex_t intern_lock = PTHREAD_MUTEX_INITIALIZER;
 static const char *intern_by(const void *key,
                              char *(*make)(const void *key)) {
   /* Entries are never removed: the thread's last few answers stay true. */
-  static __thread struct {
+  static __thread struct recent {
     struct {
       const void *key;
       const char *copy;
     } e[4];
     unsigned next;
-  } recent; /* one struct: one __tls_get_addr */
+  } recent_tl; /* one struct: one __tls_get_addr */
   if (!key)
     return NULL;
+  struct recent *recent = &recent_tl;
+  /* GCC would look the address up again after each call. */
+  __asm__("" : "+r"(recent));
   for (int i = 0; i < 4; i++)
-    if (recent.e[i].key == key)
-      return recent.e[i].copy;
+    if (recent->e[i].key == key)
+      return recent->e[i].copy;
   pthread_mutex_lock(&intern_lock);
   const char *r = NULL;
   if (nused * 2 >= ncap) {
@@ -149,9 +152,9 @@ static const char *intern_by(const void *key,
   }
   pthread_mutex_unlock(&intern_lock);
   if (r) {
-    recent.e[recent.next % 4].key = key;
-    recent.e[recent.next % 4].copy = r;
-    recent.next++;
+    recent->e[recent->next % 4].key = key;
+    recent->e[recent->next % 4].copy = r;
+    recent->next++;
   }
   return r;
 }
