@@ -630,6 +630,8 @@ static const struct obs_observer observer = {
     .event = on_event,
     .finish = finish,
     .slot = &slot,
+    /* idle_phase's begins */
+    .no_begin = OBS_BIT(OBS_ALLOC) | OBS_BIT(OBS_COPY_TO) | OBS_BIT(OBS_WAIT),
 };
 
 /* OMPEMU_CHECK_ORDER: source | reverse | seed:N | off. */

@@ -103,16 +103,28 @@ uint64_t obs_current_op(void) { return tl.cur_op; }
  * those already called an END with result -1.  1 if vetoed. */
 static int dispatch(struct obs_event *e, enum obs_phase ph) {
   uint32_t bit = OBS_BIT(e->point);
-  for (int i = 0; i < nobservers; i++) {
+  int n = nobservers;
+  if (__builtin_expect(n == 1, 1)) { /* the checker (or another) alone */
+    const struct obs_observer *o = observers[0];
+    if (!(o->points & bit) || (ph == OBS_PH_BEGIN && (o->no_begin & bit)))
+      return 0;
+    if (!o->event(e, ph) || ph != OBS_PH_BEGIN)
+      return 0;
+    e->result = -1;
+    e->vetoed = 1;
+    e->t1 = e->t0;
+    return 1;
+  }
+  for (int i = 0; i < n; i++) {
     const struct obs_observer *o = observers[i];
-    if (!(o->points & bit))
+    if (!(o->points & bit) || (ph == OBS_PH_BEGIN && (o->no_begin & bit)))
       continue;
     if (o->event(e, ph) && ph == OBS_PH_BEGIN) {
       e->result = -1;
       e->vetoed = 1;
       e->t1 = e->t0;
       for (int j = 0; j < i; j++)
-        if (observers[j]->points & bit)
+        if ((observers[j]->points & bit) && !(observers[j]->no_begin & bit))
           observers[j]->event(e, OBS_PH_END);
       return 1;
     }

@@ -167,6 +167,9 @@ struct obs_observer {
   /* Where obs_register stores the observer's index in the events' SLOTS
    * (may be NULL). */
   int *slot;
+  /* Of POINTS, those whose BEGIN it does not want (it gets their END):
+   * an event no observer reads costs no call. */
+  uint32_t no_begin;
 };
 
 /* Observers are registered by the set-up functions listed in observe.c:
