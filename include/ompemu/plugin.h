@@ -127,9 +127,18 @@ int32_t __tgt_rtl_ompemu_observe(uint32_t what, void *tag);
  * ompemu_not_device: 0 when [TGT_PTR, TGT_PTR+SIZE) is memory the device's
  *   copies accept (inside one live block, or one loaded image's globals);
  *   else 1 with WHY (a string of WHY_LEN bytes) saying what it is instead
- *   ("it overruns the allocation [...) of N bytes", "it is not device
- *   memory of device N (...)").  Prints nothing: the runtime names the API
- *   call.  -1 for a device it does not have. */
+ *   ("it overruns the allocation [...) of N bytes", "it lies outside
+ *   device N's data range [...)").  Prints nothing: the runtime names the API
+ *   call.  -1 for a device it does not have.
+ * ompemu_note_pointers: check mode: SRC non-NULL: the device addresses
+ *   among the 8-byte words of [SRC, SRC+SIZE), bytes just copied to the
+ *   device, are noted (a block one of them points into is made
+ *   inaccessible before the first kernel after it is freed).  SRC NULL:
+ *   from now on the caller makes that call after every copy to the
+ *   device, for all the bytes except a part it found holds no word W with
+ *   W - LO < SPAN (unsigned), and the plugin stops scanning the copies
+ *   itself; OFFLOAD_FAIL (it goes on scanning) when not every device
+ *   address of DEVICE_ID lies in [LO, LO+SPAN). */
 void *__tgt_rtl_ompemu_host_alias(int32_t device_id, void *host_ptr,
                                   const char *description);
 int32_t __tgt_rtl_ompemu_poisoned_bytes(int32_t device_id, void *tgt_ptr,
@@ -139,6 +148,9 @@ int32_t __tgt_rtl_ompemu_watch_unwritten(int32_t device_id, void *tgt_ptr,
                                          int64_t *first_read);
 int32_t __tgt_rtl_ompemu_not_device(int32_t device_id, const void *tgt_ptr,
                                     int64_t size, char *why, int64_t why_len);
+int32_t __tgt_rtl_ompemu_note_pointers(int32_t device_id, const void *src,
+                                       int64_t size, uint64_t lo,
+                                       uint64_t span);
 
 /* Every function above, by the name after "__tgt_rtl_", in the order the
  * runtime looks them up: REQUIRED(name) for the ten a plugin must define
@@ -182,7 +194,8 @@ int32_t __tgt_rtl_ompemu_not_device(int32_t device_id, const void *tgt_ptr,
   OPTIONAL(ompemu_host_alias)                                               \
   OPTIONAL(ompemu_poisoned_bytes)                                           \
   OPTIONAL(ompemu_watch_unwritten)                                          \
-  OPTIONAL(ompemu_not_device)
+  OPTIONAL(ompemu_not_device)                                               \
+  OPTIONAL(ompemu_note_pointers)
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,7 @@
 #include "config.h"
 #include "check.h"
 #include "envvar.h"
+#include "wordscan.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,13 +170,19 @@ static void region_begin(struct cthread *t, struct obs_event *e) {
   }
 }
 
+/* NOTE: the plugin is told of the device addresses the bytes carry
+ * (check_dev_note) here; 0 when that was done when the copy was queued. */
 static void copy_to(struct cthread *t, int32_t dev, uintptr_t hst,
-                    uintptr_t tgt, uintptr_t size, const char *var) {
+                    uintptr_t tgt, uintptr_t size, const char *var,
+                    int note) {
   struct cregion *r = t->region;
   check_dev_epoch++;
   struct cblock *b = cb_find_range(dev, tgt, size ? size : 1);
-  if (!b)
+  if (!b) {
+    if (note && check_cfg.check)
+      check_dev_note(dev, (const void *)hst, size, 0);
     return;
+  }
   if (check_cfg.check)
     race_data_copy(r, b, hst, tgt, size, OMP_TGT_MAPTYPE_TO);
   uintptr_t off = tgt - b->tgt;
@@ -208,9 +215,9 @@ static void copy_to(struct cthread *t, int32_t dev, uintptr_t hst,
   uint64_t h = 0;
   size_t clean = 0;
   int hash = 0, passed = 0;
+  int scan = check_cfg.check && !rt_usm();
   if (size >= PASS_MIN) {
     hash = check_cfg.report && report_hashes(b, size);
-    int scan = check_cfg.check && !rt_usm();
     passed = hash + !!x + scan >= 2;
     if (passed)
       h = check_pass(x ? x + off : NULL, (const void *)hst, size, HOSTPTR_LO,
@@ -219,6 +226,14 @@ static void copy_to(struct cthread *t, int32_t dev, uintptr_t hst,
   }
   if (x && !passed)
     memcpy(x + off, (const void *)hst, size);
+  /* Otherwise the leading words without an address found here serve the
+   * two scans below (device addresses, host addresses). */
+  if (scan && !passed && hst % sizeof(uint64_t) == 0)
+    clean = ompemu_first_word_in((const void *)hst, size / sizeof(uint64_t),
+                                 HOSTPTR_LO, HOSTPTR_SPAN) *
+            sizeof(uint64_t);
+  if (note && check_cfg.check)
+    check_dev_note(dev, (const void *)hst, size, clean);
   if (check_cfg.check)
     hostptr_after_copy_to(b, tgt, hst, size,
                           r ? r->where : "omp_target_memcpy", clean);
@@ -299,7 +314,7 @@ static void run_deferred(struct cthread *t) {
     struct pending *p = &t->deferred.v[i];
     if (p->point == OBS_COPY_TO) {
       check_unsettled--;
-      copy_to(t, p->dev, p->hst, p->tgt, p->size, p->var);
+      copy_to(t, p->dev, p->hst, p->tgt, p->size, p->var, 0);
     } else {
       copy_from(t, p->dev, p->hst, p->tgt, p->size, p->var, 1);
     }
@@ -357,6 +372,10 @@ static void kernel_begin(struct cthread *t, struct obs_event *e) {
 
 static void on_alloc(struct cthread *t, const struct obs_event *e) {
   struct cregion *r = t->region;
+  /* From the device's first block on, the checker's copies tell the
+   * plugin of the device addresses they carry. */
+  if (check_cfg.check)
+    check_dev_notes(e->device);
   struct cblock *b =
       cb_add(e->device, e->tgt, (uintptr_t)e->size,
              !r ? CB_API : r->kind == OBS_R_TARGET ? CB_PRIVATE : CB_RAW);
@@ -470,12 +489,24 @@ static int idle_phase(const struct cthread *t, const struct obs_event *e,
   }
 }
 
+/* This observer's index in the events' slots (obs_register). */
+static int slot = -1;
+
+/* The thread's struct, from the event's slot once it is set there. */
+static struct cthread *thread_of(struct obs_event *e) {
+  struct cthread *t = slot >= 0 ? e->slots[slot] : NULL;
+  if (__builtin_expect(!t, 0)) {
+    t = &th;
+    if (slot >= 0)
+      e->slots[slot] = t;
+  }
+  return t;
+}
+
 static int on_event(struct obs_event *e, enum obs_phase ph) {
+  struct cthread *t = thread_of(e);
   if (ph == OBS_PH_BEGIN && e->point == OBS_COPY_FROM)
-    return check_cfg.check && heap_copy_back_past(e, th.region); /* may refuse it */
-  struct cthread *t = &th;
-  /* GCC would look the address up again after each call. */
-  __asm__("" : "+r"(t));
+    return check_cfg.check && heap_copy_back_past(e, t->region); /* may refuse it */
   if (idle_phase(t, e, ph))
     return 0;
   check_lock_take();
@@ -500,13 +531,18 @@ static int on_event(struct obs_event *e, enum obs_phase ph) {
   case OBS_COPY_FROM:
     if (ph != OBS_PH_END || !ok)
       break;
-    if (e->queued)
+    if (e->queued) {
+      /* Its device addresses are noted now, before any later kernel (the
+       * rest waits for the queue's wait). */
+      if (e->point == OBS_COPY_TO && check_cfg.check)
+        check_dev_note(e->device, (const void *)e->hst, (size_t)e->size, 0);
       defer(t, e);
-    else if (e->point == OBS_COPY_TO)
-      copy_to(t, e->device, e->hst, e->tgt, (uintptr_t)e->size, e->var);
-    else
+    } else if (e->point == OBS_COPY_TO) {
+      copy_to(t, e->device, e->hst, e->tgt, (uintptr_t)e->size, e->var, 1);
+    } else {
       copy_from(t, e->device, e->hst, e->tgt, (uintptr_t)e->size, e->var,
                 0);
+    }
     break;
   case OBS_KERNEL:
     if (ph == OBS_PH_BEGIN) {
@@ -598,6 +634,9 @@ static const struct obs_observer observer = {
               OBS_BIT(OBS_KERNEL) | OBS_BIT(OBS_WAIT) | OBS_BIT(OBS_MAP),
     .event = on_event,
     .finish = finish,
+    .slot = &slot,
+    /* idle_phase's begins */
+    .no_begin = OBS_BIT(OBS_ALLOC) | OBS_BIT(OBS_COPY_TO) | OBS_BIT(OBS_WAIT),
 };
 
 /* OMPEMU_CHECK_ORDER: source | reverse | seed:N | off. */

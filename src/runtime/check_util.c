@@ -101,18 +101,21 @@ static pthread_mutex_t intern_lock = PTHREAD_MUTEX_INITIALIZER;
 static const char *intern_by(const void *key,
                              char *(*make)(const void *key)) {
   /* Entries are never removed: the thread's last few answers stay true. */
-  static __thread struct {
+  static __thread struct recent {
     struct {
       const void *key;
       const char *copy;
     } e[4];
     unsigned next;
-  } recent; /* one struct: one __tls_get_addr */
+  } recent_tl; /* one struct: one __tls_get_addr */
   if (!key)
     return NULL;
+  struct recent *recent = &recent_tl;
+  /* GCC would look the address up again after each call. */
+  __asm__("" : "+r"(recent));
   for (int i = 0; i < 4; i++)
-    if (recent.e[i].key == key)
-      return recent.e[i].copy;
+    if (recent->e[i].key == key)
+      return recent->e[i].copy;
   pthread_mutex_lock(&intern_lock);
   const char *r = NULL;
   if (nused * 2 >= ncap) {
@@ -149,9 +152,9 @@ static const char *intern_by(const void *key,
   }
   pthread_mutex_unlock(&intern_lock);
   if (r) {
-    recent.e[recent.next % 4].key = key;
-    recent.e[recent.next % 4].copy = r;
-    recent.next++;
+    recent->e[recent->next % 4].key = key;
+    recent->e[recent->next % 4].copy = r;
+    recent->next++;
   }
   return r;
 }
@@ -502,8 +505,42 @@ int check_dev_write(int32_t dev, uintptr_t tgt, const void *src, size_t n) {
   struct rt_device *d = device(dev);
   if (!d || !n)
     return d ? 0 : -1;
-  return d->plugin->data_submit(d->local_id, (void *)tgt, (void *)src,
-                                (int64_t)n) == OFFLOAD_SUCCESS ? 0 : -1;
+  if (d->plugin->data_submit(d->local_id, (void *)tgt, (void *)src,
+                             (int64_t)n) != OFFLOAD_SUCCESS)
+    return -1;
+  check_dev_note(dev, src, n, 0);
+  return 0;
+}
+
+/* Per global device: 1 the plugin leaves the scan of copies for device
+ * addresses to check_dev_note, -1 it scans them itself (no such entry,
+ * refused), 0 not asked yet. */
+#define NOTE_DEVICES 64
+static signed char notes[NOTE_DEVICES];
+
+int check_dev_notes(int32_t dev) {
+  if (dev < 0 || dev >= NOTE_DEVICES)
+    return 0;
+  signed char s = __atomic_load_n(&notes[dev], __ATOMIC_RELAXED);
+  if (!s) {
+    struct rt_device *d = device(dev);
+    s = d && d->plugin->ompemu_note_pointers &&
+                d->plugin->ompemu_note_pointers(d->local_id, NULL, 0,
+                                                HOSTPTR_LO, HOSTPTR_SPAN) ==
+                    OFFLOAD_SUCCESS
+            ? 1
+            : -1;
+    __atomic_store_n(&notes[dev], s, __ATOMIC_RELAXED);
+  }
+  return s > 0;
+}
+
+void check_dev_note(int32_t dev, const void *src, size_t n, size_t clean) {
+  if (!check_dev_notes(dev) || n <= clean || n - clean < sizeof(uint64_t))
+    return;
+  struct rt_device *d = device(dev);
+  d->plugin->ompemu_note_pointers(d->local_id, (const char *)src + clean,
+                                  (int64_t)(n - clean), 0, 0);
 }
 
 int64_t check_dev_poisoned(int32_t dev, uintptr_t tgt, size_t n) {

@@ -32,6 +32,7 @@ static _Atomic int finished;
  * is for, the operation in progress (for the plugin's QUEUED event), the
  * last kernel left on a queue (for the WAIT that completes it). */
 static __thread struct obs_tl {
+  void *slots[MAX_OBSERVERS]; /* the events' SLOTS */
   struct obs_event *cur_region;
   const char *next_var;
   uintptr_t next_hst;
@@ -60,11 +61,14 @@ int obs_register(const struct obs_observer *o) {
     ompemu_error("ompemu", "too many observers: %s is off", o->name);
     return -1;
   }
-  observers[nobservers] = o;
+  int slot = nobservers;
+  observers[slot] = o;
   if (o->timed)
     __atomic_store_n(&timed, 1, __ATOMIC_RELEASE);
-  __atomic_store_n(&nobservers, nobservers + 1, __ATOMIC_RELEASE);
+  __atomic_store_n(&nobservers, slot + 1, __ATOMIC_RELEASE);
   __atomic_fetch_or(&obs_mask, o->points, __ATOMIC_RELEASE);
+  if (o->slot)
+    *o->slot = slot;
   return 0;
 }
 
@@ -99,16 +103,28 @@ uint64_t obs_current_op(void) { return tl.cur_op; }
  * those already called an END with result -1.  1 if vetoed. */
 static int dispatch(struct obs_event *e, enum obs_phase ph) {
   uint32_t bit = OBS_BIT(e->point);
-  for (int i = 0; i < nobservers; i++) {
+  int n = nobservers;
+  if (__builtin_expect(n == 1, 1)) { /* the checker (or another) alone */
+    const struct obs_observer *o = observers[0];
+    if (!(o->points & bit) || (ph == OBS_PH_BEGIN && (o->no_begin & bit)))
+      return 0;
+    if (!o->event(e, ph) || ph != OBS_PH_BEGIN)
+      return 0;
+    e->result = -1;
+    e->vetoed = 1;
+    e->t1 = e->t0;
+    return 1;
+  }
+  for (int i = 0; i < n; i++) {
     const struct obs_observer *o = observers[i];
-    if (!(o->points & bit))
+    if (!(o->points & bit) || (ph == OBS_PH_BEGIN && (o->no_begin & bit)))
       continue;
     if (o->event(e, ph) && ph == OBS_PH_BEGIN) {
       e->result = -1;
       e->vetoed = 1;
       e->t1 = e->t0;
       for (int j = 0; j < i; j++)
-        if (observers[j]->points & bit)
+        if ((observers[j]->points & bit) && !(observers[j]->no_begin & bit))
           observers[j]->event(e, OBS_PH_END);
       return 1;
     }
@@ -127,6 +143,8 @@ static void fill(struct obs_tl *t, struct obs_event *e, enum obs_point p,
   e->region = t->cur_region;
   e->note = NULL;
   e->ompt_op = 0;
+  e->slots = t->slots;
+  e->thread = t;
   e->t0 = e->t1 = timed ? obs_now() : 0;
 }
 
@@ -151,12 +169,7 @@ static void end(struct obs_tl *t, struct obs_event *e, int result) {
   dispatch(e, OBS_PH_END);
 }
 
-void obs_end(struct obs_event *e, int result) {
-  if (e->point == OBS_COPY_TO || e->point == OBS_COPY_FROM)
-    end(me(), e, result);
-  else
-    end(NULL, e, result); /* T is not read */
-}
+void obs_end(struct obs_event *e, int result) { end(e->thread, e, result); }
 
 void obs_instant(struct obs_event *e, enum obs_point p, struct rt_device *d) {
   fill(me(), e, p, d);
@@ -176,7 +189,7 @@ int obs_region_begin(struct obs_event *e, enum obs_region_kind k,
 }
 
 void obs_region_end(struct obs_event *e, int result) {
-  struct obs_tl *t = me();
+  struct obs_tl *t = e->thread;
   t->cur_region = (struct obs_event *)e->region;
   t->pending_kernel = 0;
   end(t, e, result);
@@ -265,7 +278,7 @@ void obs_set_kernel_args(void **args, ptrdiff_t *offs, int32_t n,
 }
 
 void obs_kernel_end(struct obs_event *e, int result, int queued) {
-  struct obs_tl *t = me();
+  struct obs_tl *t = e->thread;
   t->cur_op = 0;
   e->queued = queued && result == 0;
   if (e->queued)
@@ -412,6 +425,8 @@ RT_EXPORT uint64_t ompemu_event_sink(const struct ompemu_devev *ev) {
   e.result = 0;
   e.region = NULL;
   e.note = NULL;
+  e.slots = tl.slots;
+  e.thread = &tl;
   e.worker = ev->worker;
   e.dev_kind = (int)ev->kind;
   e.entry = (void *)ev->entry;

@@ -140,6 +140,12 @@ struct obs_event {
   const char *note;
   /* Scratch of the OMPT observer: the operation's host_op_id. */
   uint64_t ompt_op;
+  /* The reporting thread's slots for the observers' own per-thread state
+   * (struct obs_observer's SLOT), each NULL until its observer sets it:
+   * found without a thread-local lookup of the observer's.  THREAD: the
+   * observation layer's own (observe.c). */
+  void **slots;
+  void *thread;
 };
 
 /* An observer: POINTS is the set of OBS_BIT(point) it wants.  EVENT is
@@ -158,6 +164,12 @@ struct obs_observer {
    * some observer does (a clock read costs more than the checker's
    * cheapest events). */
   int timed;
+  /* Where obs_register stores the observer's index in the events' SLOTS
+   * (may be NULL). */
+  int *slot;
+  /* Of POINTS, those whose BEGIN it does not want (it gets their END):
+   * an event no observer reads costs no call. */
+  uint32_t no_begin;
 };
 
 /* Observers are registered by the set-up functions listed in observe.c:

@@ -4,7 +4,8 @@
  * addresses, construct, kernel, reference counts, the wait that completes
  * the kernel); a veto at a copy's begin fails the construct without the
  * copy, gives the observers before the vetoing one an end with -1 and the
- * others nothing; notes reach later observers; ids; the name helpers. */
+ * others nothing; notes reach later observers; an observer's ignored
+ * begins and its per-thread slot; ids; the name helpers. */
 #include "config.h"
 #include "data_fake.h"
 #include "observe.h"
@@ -61,11 +62,34 @@ static const struct obs_observer vetoing = {
 static const struct obs_observer later = {
     "later", OBS_BIT(OBS_COPY_TO) | OBS_BIT(OBS_COPY_FROM), after, NULL};
 
+/* An observer of COPY_TO's end only, keeping a per-thread pointer in its
+ * slot of the events. */
+static int ends_slot = -1, ends_begins, ends_ends;
+static void *ends_found; /* what its slot held when it looked */
+static int ends(struct obs_event *e, enum obs_phase ph) {
+  if (ph == OBS_PH_BEGIN)
+    ends_begins++;
+  else
+    ends_ends++;
+  if (!e->slots[ends_slot])
+    e->slots[ends_slot] = &ends_ends;
+  else
+    ends_found = e->slots[ends_slot];
+  return 0;
+}
+static const struct obs_observer ends_only = {
+    .name = "ends",
+    .points = OBS_BIT(OBS_COPY_TO),
+    .event = ends,
+    .slot = &ends_slot,
+    .no_begin = OBS_BIT(OBS_COPY_TO)};
+
 static int setup(void **state) {
   (void)state;
   fake_reset();
   nrecs = 0;
   veto_copy_to = vetoer_calls = after_calls = 0;
+  ends_begins = ends_ends = 0;
   after_note = NULL;
   return 0;
 }
@@ -101,6 +125,8 @@ static void test_nothing_observed(void **state) {
   assert_int_equal(obs_register(&recorder), 0);
   assert_int_equal(obs_register(&vetoing), 0);
   assert_int_equal(obs_register(&later), 0);
+  assert_int_equal(obs_register(&ends_only), 0);
+  assert_int_equal(ends_slot, 3);
   assert_int_equal(obs_mask, ~0u);
 }
 
@@ -172,8 +198,9 @@ static void test_veto(void **state) {
   /* The recorder (before the vetoer) got the end, failed, at once. */
   assert_int_equal(find(c0 + 1, OBS_COPY_TO, OBS_PH_END), c0 + 1);
   assert_int_equal(recs[c0 + 1].e.result, -1);
-  /* The later observer saw nothing of the vetoed copy. */
+  /* The later observers saw nothing of the vetoed copy. */
   assert_int_equal(after_calls, 0);
+  assert_int_equal(ends_begins + ends_ends, 0);
   assert_int_equal(find(0, OBS_KERNEL, OBS_PH_BEGIN), -1);
   int r1 = find(0, OBS_REGION, OBS_PH_END);
   assert_int_equal(recs[r1].e.result, -1);
@@ -182,6 +209,20 @@ static void test_veto(void **state) {
   assert_non_null(dev_addr(arr));
   assert_int_equal(fake_allocs, fake_frees + 1);
   veto_copy_to = 0;
+}
+
+/* An observer gets no begin of the points it said it ignores, and finds
+ * in its slot what it stored there at an earlier event of the thread. */
+static void test_ends_only(void **state) {
+  (void)state;
+  ends_found = NULL;
+  fake_set_async(0);
+  assert_int_equal(launch(), 0);
+  assert_int_equal(launch(), 0);
+  assert_int_equal(ends_begins, 0);
+  assert_int_equal(ends_ends, 2);
+  assert_ptr_equal(ends_found, &ends_ends);
+  assert_int_equal(find(0, OBS_COPY_TO, OBS_PH_BEGIN) >= 0, 1);
 }
 
 static void *other_thread_id(void *arg) {
@@ -230,6 +271,7 @@ int main(void) {
       cmocka_unit_test_setup(test_nothing_observed, setup),
       cmocka_unit_test_setup(test_target_region_events, setup),
       cmocka_unit_test_setup(test_veto, setup),
+      cmocka_unit_test_setup(test_ends_only, setup),
       cmocka_unit_test(test_ids),
       cmocka_unit_test(test_names),
   };

@@ -673,6 +673,33 @@ static void test_poisoned_bytes(void **state) {
   assert_int_equal(__tgt_rtl_data_delete(0, d), 0);
 }
 
+/* ompemu_note_pointers: refused out of check mode and for a range that
+ * does not hold every device address; once the caller takes the scan
+ * over, the plugin leaves copies unscanned. */
+static void test_note_pointers(void **state) {
+  (void)state;
+  const uint64_t lo = 0x10000, span = 0x800000000000ull - 0x10000;
+  assert_int_equal(__tgt_rtl_ompemu_note_pointers(0, NULL, 0, lo, span),
+                   OFFLOAD_FAIL);
+  emu_plugin()->check = 1;
+  assert_int_equal(__tgt_rtl_ompemu_note_pointers(0, NULL, 0, lo, 0x1000),
+                   OFFLOAD_FAIL);
+  assert_int_equal(
+      __atomic_load_n(&emu_plugin()->dev[0].runtime_notes, __ATOMIC_RELAXED),
+      0);
+  assert_int_equal(__tgt_rtl_ompemu_note_pointers(0, NULL, 0, lo, span),
+                   OFFLOAD_SUCCESS);
+  assert_int_equal(
+      __atomic_load_n(&emu_plugin()->dev[0].runtime_notes, __ATOMIC_RELAXED),
+      1);
+  uint64_t words[2] = {42, DATA0 + 64};
+  assert_int_equal(__tgt_rtl_ompemu_note_pointers(0, words, sizeof words, 0,
+                                                  0),
+                   OFFLOAD_SUCCESS);
+  emu_plugin()->check = 0;
+  __atomic_store_n(&emu_plugin()->dev[0].runtime_notes, 0, __ATOMIC_RELAXED);
+}
+
 static void deref_alias(void) {
   static double row[4];
   double *a = __tgt_rtl_ompemu_host_alias(0, row, "rows[2]");
@@ -733,6 +760,7 @@ int main(void) {
       cmocka_unit_test(test_unregister),
       cmocka_unit_test(test_launch_failures),
       cmocka_unit_test(test_poisoned_bytes),
+      cmocka_unit_test(test_note_pointers),
       cmocka_unit_test(test_host_alias),
       cmocka_unit_test(test_shutdown),
   };

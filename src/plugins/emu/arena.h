@@ -149,6 +149,8 @@ int arena_poisoned_bytes(struct emu_arena *a, const void *p, size_t size,
  * device memory, so once freed they are protected before the next kernel
  * (arena_protect.c); a freed one is protected at once. */
 void arena_note_pointers(struct emu_arena *a, const void *src, size_t n);
+/* 1 if every address of A lies in [LO, LO+SPAN). */
+int arena_within(const struct emu_arena *a, uint64_t lo, uint64_t span);
 /* Check mode: remember that kernel ENTRY was given a pointer to P, to name
  * it if the block's slack is found overwritten; a pointer into a freed
  * block makes it inaccessible before the kernel. */

@@ -186,6 +186,11 @@ void arena_note_pointers(struct emu_arena *a, const void *src, size_t n) {
   biaslock_unlock(&a->lock);
 }
 
+int arena_within(const struct emu_arena *a, uint64_t lo, uint64_t span) {
+  return a->base >= lo && a->base - lo <= span &&
+         a->span <= span - (a->base - lo);
+}
+
 void arena_note_kernel(struct emu_arena *a, const void *ptr,
                        const void *entry) {
   uintptr_t p = (uintptr_t)ptr;

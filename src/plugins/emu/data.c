@@ -271,3 +271,19 @@ EMU_EXPORT int32_t __tgt_rtl_ompemu_watch_unwritten(int32_t id, void *tgt,
               : watch_stop(id, (uintptr_t)tgt, first_read);
   return rc == 0 ? OFFLOAD_SUCCESS : OFFLOAD_FAIL;
 }
+
+EMU_EXPORT int32_t __tgt_rtl_ompemu_note_pointers(int32_t id, const void *src,
+                                                  int64_t size, uint64_t lo,
+                                                  uint64_t span) {
+  struct emu_device *d = emu_device_get(id, "ompemu_note_pointers");
+  if (!d || !d->data || size < 0 || !emu_plugin()->check)
+    return OFFLOAD_FAIL;
+  if (src) {
+    arena_note_pointers(d->data, src, (size_t)size);
+    return OFFLOAD_SUCCESS;
+  }
+  if (!arena_within(d->data, lo, span))
+    return OFFLOAD_FAIL;
+  __atomic_store_n(&d->runtime_notes, 1, __ATOMIC_RELAXED);
+  return OFFLOAD_SUCCESS;
+}

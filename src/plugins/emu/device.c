@@ -215,7 +215,8 @@ int emu_check_copy(struct emu_device *d, const char *op, const void *tgt,
   }
   size_t n = (size_t)size;
   uintptr_t t = (uintptr_t)tgt;
-  if (to_device > 0 && hst && emu_plugin()->check)
+  if (to_device > 0 && hst && emu_plugin()->check &&
+      !__atomic_load_n(&d->runtime_notes, __ATOMIC_RELAXED))
     arena_note_pointers(d->data, hst, n);
   /* A block watched for reads (watch.c) is settled, and its slack is
    * not read now: that would count as a read (checked when it is freed). */

@@ -62,6 +62,9 @@ struct emu_device {
   size_t nhostblk, caphostblk;
   void *fptr_table;          /* device address, NULL if none */
   uint64_t fptr_count;
+  /* Check mode: the runtime notes the device addresses copies carry
+   * (__tgt_rtl_ompemu_note_pointers); emu_check_copy does not scan. */
+  int runtime_notes; /* __atomic */
 };
 
 struct emu_plugin {
