@@ -14,8 +14,10 @@
  *     #include "btree_impl.h"
  * (see that file for the operations).
  *
- * Every node but the root is at least half full, so a tree of n keys has
- * O(log n) levels with a base of CAP / 2 or more, and a node is a few
+ * Every node but the root and the rightmost node of each level is at
+ * least half full, so a tree of n keys has O(log n) levels with a base of
+ * CAP / 2 or more; keys added in ascending order leave full nodes behind
+ * them (the right edge splits unevenly).  A node is a few
  * 64-byte-aligned lines from a block pool: among 100 000 keys a walk
  * visits four or five nodes, the upper ones shared by every walk and so in
  * the cache.  Keys are unique.  Leaves are linked both ways for in-order

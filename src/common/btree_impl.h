@@ -312,6 +312,40 @@ static inline uintptr_t BT_(inner_split)(bt_node *nd, bt_node *r, unsigned c,
   return keys[half];
 }
 
+/* Full rightmost leaf LF, KEY above all its keys: R, empty, gets KEY
+ * alone and LF stays full (keys added in order fill their leaves).
+ * Returns the separator. */
+static inline uintptr_t BT_(leaf_split_end)(bt_node *lf, bt_node *r,
+                                            uintptr_t key,
+                                            const uintptr_t *vals) {
+  r->n = 0;
+  BT_(leaf_put)(r, 0, key, vals);
+  r->u.lf.prev = lf;
+  lf->u.lf.next = r;
+  return key;
+}
+
+/* Full rightmost inner node ND gets separator KEY and child CR (largest
+ * first word CMAX) at its right end: ND keeps all but its last key, which
+ * goes up (returned), and the empty inner node R gets KEY and the two
+ * rightmost children. */
+static inline uintptr_t BT_(inner_split_end)(bt_node *nd, bt_node *r,
+                                             uintptr_t key, bt_node *cr,
+                                             uintptr_t cmax) {
+  r->n = 1;
+  r->key[0] = key;
+  r->u.in.child[0] = nd->u.in.child[BT_CAP];
+  r->u.in.child[1] = cr;
+#if BT_MAXES
+  r->u.in.max[0] = nd->u.in.max[BT_CAP];
+  r->u.in.max[1] = cmax;
+#else
+  (void)cmax;
+#endif
+  nd->n = BT_CAP - 1;
+  return nd->key[BT_CAP - 1];
+}
+
 #if !BT_MAXES
 /* Append KEY with VALS to the rightmost leaf when KEY is above every key
  * and the leaf has room (keys added in order need no walk).  1 if done. */
@@ -379,10 +413,14 @@ static inline int BT_(insert)(bt_tree *t, uintptr_t key,
   if (lf->n < BT_CAP) {
     BT_(leaf_put)(lf, pos, key, vals);
   } else {
-    /* Split upwards while nodes are full: SEP and R go into the parent. */
-    int used = 0;
+    /* Split upwards while nodes are full: SEP and R go into the parent.
+     * A key above every other splits the right edge unevenly (END): the
+     * nodes it leaves behind stay full, and only the rightmost node of
+     * each level may be less than half full. */
+    int used = 0, end = !lf->u.lf.next && pos == BT_CAP;
     bt_node *r = spare[used++];
-    uintptr_t sep = BT_(leaf_split)(lf, r, pos, key, vals);
+    uintptr_t sep = end ? BT_(leaf_split_end)(lf, r, key, vals)
+                        : BT_(leaf_split)(lf, r, pos, key, vals);
     bt_node *left = lf;
     BT_(forget)(t);
     for (l--; l >= 0; l--) {
@@ -399,7 +437,8 @@ static inline int BT_(insert)(bt_tree *t, uintptr_t key,
       }
       bt_node *pr = spare[used++];
       pr->leaf = 0;
-      sep = BT_(inner_split)(par, pr, c, sep, r, rmax);
+      sep = end ? BT_(inner_split_end)(par, pr, sep, r, rmax)
+                : BT_(inner_split)(par, pr, c, sep, r, rmax);
       left = par;
       r = pr;
     }
@@ -647,8 +686,10 @@ static inline int BT_(check_node)(const bt_node *nd, int depth, int height,
                                   const bt_node *root, uintptr_t lo,
                                   uintptr_t hi, int has_hi, uintptr_t *max,
                                   struct BT_(check) * c) {
-  if (nd->n > BT_CAP || (nd != root && nd->n < BT_MIN) || nd->n == 0 ||
-      depth >= height)
+  /* Only the root and the rightmost node of a level (no HI) may be less
+   * than half full. */
+  if (nd->n > BT_CAP || (nd != root && has_hi && nd->n < BT_MIN) ||
+      nd->n == 0 || depth >= height)
     return -1;
   for (unsigned i = 0; i < nd->n; i++) {
     if (nd->key[i] < lo || (has_hi && nd->key[i] >= hi))

@@ -1,6 +1,6 @@
 /* The ordered index of a mapping table: a B+ tree (src/common/btree.h)
  * from a mapping's host begin address to its entry.  Nodes hold up to
- * MAP_INDEX_CAP keys in five 64-byte lines, so a lookup among 100 000
+ * MAP_INDEX_CAP keys in four 64-byte lines, so a lookup among 100 000
  * mappings visits four or five nodes where a binary tree visits seventeen.
  * The tree's cursor makes the removal that follows a lookup of the same
  * key (an exit finds its entry, then removes it) start at the leaf the
@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MAP_INDEX_CAP 15
+#define MAP_INDEX_CAP 14
 
 /* struct map_index, struct map_index_node; a leaf's val[0][i] is key i's
  * entry. */

@@ -209,7 +209,7 @@ static void test_boundaries(void **state) {
   for (uintptr_t k = 1; k <= 4; k++)
     m_insert(&t, &m, 10 * k);
   assert_int_equal(mt_check(&t), 1);
-  m_insert(&t, &m, 50); /* the fifth key: two leaves under a root */
+  m_insert(&t, &m, 25); /* a fifth key inside: two leaves under a root */
   m_same(&t, &m);
   assert_int_equal(t.height, 2);
   assert_int_equal(t.root->n, 1);
@@ -222,16 +222,36 @@ static void test_boundaries(void **state) {
   assert_int_equal(t.height, 2);
   assert_int_equal(t.root->u.in.child[0]->n, 2);
   assert_int_equal(t.root->u.in.child[1]->n, 2);
-  mt_remove(&t, 50); /* the right leaf merges: one leaf again */
-  model_remove(&m, 50);
+  mt_remove(&t, 40); /* the right leaf merges: one leaf again */
+  model_remove(&m, 40);
   m_same(&t, &m);
   assert_int_equal(t.height, 1);
-  /* Ascending keys until the root (inner) splits: height 3. */
+  m_insert(&t, &m, 60); /* full */
+  m_insert(&t, &m, 80); /* above all: the full leaf stays full */
+  m_same(&t, &m);
+  assert_int_equal(t.height, 2);
+  assert_int_equal(t.root->u.in.child[0]->n, 4);
+  assert_int_equal(t.root->u.in.child[1]->n, 1);
+  mt_remove(&t, 80); /* the rightmost leaf, empty, borrows */
+  model_remove(&m, 80);
+  m_same(&t, &m);
+  assert_int_equal(t.height, 2);
+  assert_int_equal(t.root->u.in.child[0]->n, 3);
+  assert_int_equal(t.root->u.in.child[1]->n, 1);
+  /* From empty, ascending keys until the root (inner) splits: height 3. */
+  mt_clear(&t);
+  m.n = 0;
   uintptr_t k = 100;
   while (t.height < 3) {
     m_insert(&t, &m, k += 10);
     m_same(&t, &m);
   }
+  /* Ascending insertions left every leaf but the last full, and every
+   * inner node but the right edge's with all but one of its keys. */
+  for (const struct mnode *lf = mt_first_leaf(&t); lf->u.lf.next;
+       lf = lf->u.lf.next)
+    assert_int_equal(lf->n, 4);
+  assert_int_equal(t.root->u.in.child[0]->n, 3);
   /* Down from the right until it is 2 again: inner merges. */
   while (t.height == 3) {
     uintptr_t last = m.k[m.n - 1];
