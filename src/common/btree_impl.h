@@ -88,6 +88,23 @@ static inline uintptr_t BT_(node_max)(const bt_node *nd) {
 }
 #endif
 
+/* Inner node ND is level L of the cursor's path, and child C the way
+ * down: that child, its lines asked for. */
+static inline bt_node *BT_(step)(bt_tree *t, int l, bt_node *nd, unsigned c) {
+  t->path[l] = nd;
+  t->idx[l] = c;
+  nd = nd->u.in.child[c];
+  BT_(fetch)(nd);
+  return nd;
+}
+
+/* Leaf LF ends the cursor's path at level L. */
+static inline bt_node *BT_(arrive)(bt_tree *t, int l, bt_node *lf) {
+  t->path[l] = lf;
+  t->walked = l + 1;
+  return lf;
+}
+
 /* Walk down to the leaf whose key range holds K; the path becomes the
  * cursor.  The leaf, or NULL when the tree is empty. */
 static inline bt_node *BT_(walk)(bt_tree *t, uintptr_t k) {
@@ -95,16 +112,9 @@ static inline bt_node *BT_(walk)(bt_tree *t, uintptr_t k) {
   int l = 0;
   if (!nd)
     return NULL;
-  for (; !nd->leaf; l++) {
-    unsigned c = BT_(count_le)(nd, k);
-    t->path[l] = nd;
-    t->idx[l] = c;
-    nd = nd->u.in.child[c];
-    BT_(fetch)(nd);
-  }
-  t->path[l] = nd;
-  t->walked = l + 1;
-  return nd;
+  for (; !nd->leaf; l++)
+    nd = BT_(step)(t, l, nd, BT_(count_le)(nd, k));
+  return BT_(arrive)(t, l, nd);
 }
 
 /* The leaf whose key range holds K, with its path in the cursor: the
@@ -188,13 +198,9 @@ static inline struct BT_(pos) BT_(first_fit)(bt_tree *t, uintptr_t v) {
       c++;
     if (c > nd->n)
       return (struct BT_(pos)){NULL, 0};
-    t->path[l] = nd;
-    t->idx[l] = c;
-    nd = nd->u.in.child[c];
-    BT_(fetch)(nd);
+    nd = BT_(step)(t, l, nd, c);
   }
-  t->path[l] = nd;
-  t->walked = l + 1;
+  BT_(arrive)(t, l, nd);
   for (unsigned i = 0; i < nd->n; i++)
     if (nd->u.lf.val[0][i] >= v)
       return (struct BT_(pos)){nd, i};
@@ -589,13 +595,21 @@ static inline void BT_(repair)(bt_tree *t, bt_node *par, unsigned ci) {
 #endif
 }
 
-/* Remove KEY (if it is not present, nothing changes). */
-static inline void BT_(remove)(bt_tree *t, uintptr_t key) {
+/* The leaf holding KEY, its slot into *I, with its path in the cursor;
+ * NULL when KEY is not present. */
+static inline bt_node *BT_(find)(bt_tree *t, uintptr_t key, unsigned *i) {
   bt_node *lf = BT_(locate)(t, key);
   if (!lf)
-    return;
-  unsigned i = BT_(count_lt)(lf, key);
-  if (i >= lf->n || lf->key[i] != key)
+    return NULL;
+  *i = BT_(count_lt)(lf, key);
+  return *i < lf->n && lf->key[*i] == key ? lf : NULL;
+}
+
+/* Remove KEY (if it is not present, nothing changes). */
+static inline void BT_(remove)(bt_tree *t, uintptr_t key) {
+  unsigned i;
+  bt_node *lf = BT_(find)(t, key, &i);
+  if (!lf)
     return;
 #if BT_MAXES
   uintptr_t gone = lf->u.lf.val[0][i];
@@ -633,11 +647,9 @@ static inline void BT_(remove)(bt_tree *t, uintptr_t key) {
  * (the order does not change).  Never allocates. */
 static inline void BT_(set)(bt_tree *t, uintptr_t key, uintptr_t nkey,
                             const uintptr_t *vals) {
-  bt_node *lf = BT_(locate)(t, key);
+  unsigned i;
+  bt_node *lf = BT_(find)(t, key, &i);
   if (!lf)
-    return;
-  unsigned i = BT_(count_lt)(lf, key);
-  if (i >= lf->n || lf->key[i] != key)
     return;
 #if BT_MAXES
   uintptr_t old = lf->u.lf.val[0][i], nv = vals[0];

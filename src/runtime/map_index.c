@@ -59,3 +59,6 @@ void map_index_foreach(const struct map_index *ix,
 void map_index_clear(struct map_index *ix) { mi_clear(ix); }
 
 int map_index_check(const struct map_index *ix) { return mi_check(ix); }
+
+_Static_assert(sizeof(struct map_index_node) <= 256,
+               "a mapping index node is four cache lines (map_index.h)");

@@ -73,3 +73,6 @@ int xt_check(const struct xtree *t) {
         return -1;
   return h;
 }
+
+_Static_assert(sizeof(struct xt_node) <= 384,
+               "a free-extent node is six cache lines (arena_extents.h)");
