@@ -1,8 +1,9 @@
 /* The arena's free extents (arena.c, FREE): a B+ tree (src/common/btree.h)
  * from an extent's start to its length, whose inner nodes keep the largest
- * length below each child.  The lowest-addressed extent of at least a given length
- * (address-ordered first fit) is found in one walk down, and so are the
- * two neighbours of an address (to coalesce a freed block with).  A node
+ * length below each child.  The lowest-addressed extent of at least a
+ * given length (address-ordered first fit) is found in one walk down, and
+ * so are the two neighbours of an address (to coalesce a freed block
+ * with).  A node
  * holds up to XT_CAP extents in six cache lines, so among 100 000 extents
  * a walk visits about five nodes, the upper ones shared by every walk and
  * so in the cache, where a binary tree visits twenty or more.
