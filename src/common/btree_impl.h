@@ -16,7 +16,7 @@
 
 #if !defined(BT_TREE) || !defined(BT_NODE) || !defined(BT_PREFIX) ||         \
     !defined(BT_CAP) || !defined(BT_VALS) || !defined(BT_MAXES)
-#error "btree_impl.h: define BT_TREE, BT_NODE, BT_PREFIX, BT_CAP, BT_VALS, BT_MAXES"
+#error "btree_impl.h: define the BT_ parameters first (see btree.h)"
 #endif
 
 #define BT_CAT2(a, b) a##_##b
