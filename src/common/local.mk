@@ -6,4 +6,5 @@ src_common_libompemu_common_la_SOURCES = \
 	src/common/wordscan.c src/common/wordscan.h \
 	src/common/hotlock.c src/common/hotlock.h \
 	src/common/biaslock.c src/common/biaslock.h \
-	src/common/devevent.h src/common/block_pool.h
+	src/common/devevent.h src/common/block_pool.h \
+	src/common/btree.h src/common/btree_impl.h

@@ -23,6 +23,14 @@ tests_unit_test_biaslock_SOURCES = tests/unit/test_biaslock.c
 tests_unit_test_biaslock_CFLAGS = $(unit_cflags) -I$(top_srcdir)/src/common
 tests_unit_test_biaslock_LDADD = src/common/libompemu_common.la $(unit_ldadd)
 
+# src/common/btree.h, btree_impl.h: the B+ trees of the mapping index and
+# the emu arena's free extents.
+check_PROGRAMS += tests/unit/test_btree
+TESTS += tests/unit/test_btree
+tests_unit_test_btree_SOURCES = tests/unit/test_btree.c
+tests_unit_test_btree_CFLAGS = $(unit_cflags) -I$(top_srcdir)/src/common
+tests_unit_test_btree_LDADD = $(unit_ldadd)
+
 # src/common/wordscan.c: the checking mode's scan for addresses.
 check_PROGRAMS += tests/unit/test_wordscan
 TESTS += tests/unit/test_wordscan

@@ -168,9 +168,11 @@ static void free_insert(struct emu_arena *a, uintptr_t key, size_t len,
   int pred = lo.len && lo.key + lo.len == key;
   int succ = hi.len && hi.key == key + len;
   if (pred && succ) {
-    xt_remove(&a->free, hi.key);
+    /* LO first: xt_around's leaf most often holds both, and the change
+     * that keeps the tree's shape keeps its cursor too. */
     xt_set(&a->free, lo.key, lo.key, lo.len + len + hi.len,
            tag_merge(tag_merge(lo.tag, tag), hi.tag));
+    xt_remove(&a->free, hi.key);
   } else if (pred) {
     xt_set(&a->free, lo.key, lo.key, lo.len + len, tag_merge(lo.tag, tag));
   } else if (succ) {
@@ -182,7 +184,7 @@ static void free_insert(struct emu_arena *a, uintptr_t key, size_t len,
 
 /* The lowest extent of FREE (its tree and HOLE) of at least LEN bytes
  * into *F: 0, or -1 if none. */
-static int free_first_fit(const struct emu_arena *a, size_t len,
+static int free_first_fit(struct emu_arena *a, size_t len,
                           struct xt_ext *f) {
   int r = xt_first_fit(&a->free, len, f);
   if (a->hole.len >= len && (r != 0 || a->hole.key < f->key)) {

@@ -1,49 +1,32 @@
-/* The arena's free extents (arena.c, FREE): a B+ tree from an extent's
- * start to its length, whose inner nodes keep the largest length below
- * each child.  The lowest-addressed extent of at least a given length
- * (address-ordered first fit) is found in one walk down, and so are the
- * two neighbours of an address (to coalesce a freed block with).  A node
+/* The arena's free extents (arena.c, FREE): a B+ tree (src/common/btree.h)
+ * from an extent's start to its length, whose inner nodes keep the largest
+ * length below each child.  The lowest-addressed extent of at least a
+ * given length (address-ordered first fit) is found in one walk down, and
+ * so are the two neighbours of an address (to coalesce a freed block
+ * with).  A node
  * holds up to XT_CAP extents in six cache lines, so among 100 000 extents
  * a walk visits about five nodes, the upper ones shared by every walk and
  * so in the cache, where a binary tree visits twenty or more.
  * Each extent carries a TAG the tree only keeps (the arena's note of
- * whether the extent holds only the poison).  Extents never overlap; keys
- * are unique.  Not thread-safe: the arena's lock protects it. */
+ * whether the extent holds only the poison).  The tree's cursor makes a
+ * change of an extent that the last search found (xt_around, xt_first_fit)
+ * start at its leaf instead of walking down again.  Extents never overlap;
+ * keys are unique.  Not thread-safe: the arena's lock protects it, for the
+ * searches too (they move the cursor). */
 #ifndef EMU_ARENA_EXTENTS_H
 #define EMU_ARENA_EXTENTS_H
 
-#include "block_pool.h"
+#include "btree.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
 #define XT_CAP 14
 
-struct xt_node {
-  uint32_t n;    /* keys in use */
-  uint32_t leaf; /* 1: key[i] has length len[i]; 0: inner node */
-  uintptr_t key[XT_CAP];
-  union {
-    struct {
-      size_t len[XT_CAP];
-      unsigned long tag[XT_CAP];
-      struct xt_node *prev, *next; /* neighbours in key order */
-    } lf;
-    /* child[0..n]; child i holds the keys k with key[i-1] <= k < key[i];
-     * max[i] is the largest length in child i. */
-    struct {
-      struct xt_node *child[XT_CAP + 1];
-      size_t max[XT_CAP + 1];
-    } in;
-  } u;
-};
-
-struct xtree {
-  struct xt_node *root; /* NULL when empty */
-  size_t count;
-  int height; /* levels, leaves included; 0 when empty */
-  struct block_pool nodes;
-};
+/* struct xtree, struct xt_node: a leaf's val[0][i] is extent i's length,
+ * val[1][i] its tag; inner nodes keep the largest length below each
+ * child. */
+BTREE_TYPES(xtree, xt_node, XT_CAP, 2, 1);
 
 /* An extent; LEN 0: none. */
 struct xt_ext {
@@ -64,11 +47,11 @@ void xt_set(struct xtree *t, uintptr_t key, uintptr_t nkey, size_t nlen,
             unsigned long ntag);
 /* The extent with the greatest key <= K into *BELOW and the one with the
  * least key > K into *ABOVE (LEN 0 when none). */
-void xt_around(const struct xtree *t, uintptr_t k, struct xt_ext *below,
+void xt_around(struct xtree *t, uintptr_t k, struct xt_ext *below,
                struct xt_ext *above);
 /* The lowest-addressed extent of at least LEN bytes into *OUT: 0, or -1
  * when there is none. */
-int xt_first_fit(const struct xtree *t, size_t len, struct xt_ext *out);
+int xt_first_fit(struct xtree *t, size_t len, struct xt_ext *out);
 /* Call FN on each extent in address order. */
 void xt_foreach(const struct xtree *t,
                 void (*fn)(uintptr_t key, size_t len, void *arg), void *arg);
