@@ -28,7 +28,8 @@
 # per runtime for the quick groups, default 5; the slow groups use 3),
 # BENCH_STRESS_TIMEOUT (seconds an ompemu stress run may take before it
 # counts as "timeout", default 30 x BENCH_SCALE, or 10 times LLVM 14's run
-# if that is longer), BENCH_PROCESS_RUNS (runs of
+# if that is longer), BENCH_STRESS_PAIRS (stress processes per runtime,
+# default 20), BENCH_PROCESS_RUNS (runs of
 # the whole-process row per variant, default 30), CC; CLANG14, CLANG22 and
 # LLVM14_LIBDIR come from configure (an empty CLANG14 skips the rows that
 # need it, an empty CLANG22 the clang-22 rows).
@@ -37,6 +38,7 @@ scale=${BENCH_SCALE:-1}
 runs=${BENCH_RUNS:-5}
 slow_runs=$(( runs < 3 ? runs : 3 ))
 stress_limit=${BENCH_STRESS_TIMEOUT:-$(( 30 * scale ))}
+stress_pairs=${BENCH_STRESS_PAIRS:-20}
 process_runs=${BENCH_PROCESS_RUNS:-30}
 clang=${CLANG14-clang-14}
 clang22=${CLANG22-clang-22}
@@ -166,9 +168,41 @@ row_update() {
 row_stress() {
   new_group
   have_clang14 || { skip "stress" "$why"; return; }
-  # 150 rounds per BENCH_SCALE: STRESS_ROUNDS in bench_stress.c.
-  describe stress_8_threads time "stress 8 thr x $((150 * scale)) rounds, omp parallel (s)"
-  interleave stress "$slow_runs" "$stress_limit" 10
+  # 20 rounds per BENCH_SCALE: STRESS_ROUNDS in bench_stress.c.  Its time
+  # is libomp's threads waiting for a core (tests/bench/PROFILE.md,
+  # "8-thread stress"): processes of one runtime differ by 30 % and more,
+  # so the row takes $stress_pairs pairs, each pair's order alternating
+  # (LLVM 14 first, then ompemu first), and also prints the median of the
+  # per-pair ratios.
+  describe stress_8_threads time "stress 8 thr x $((20 * scale)) rounds, omp parallel (s)"
+  describe stress_pair_ratio info "stress: median of $stress_pairs pair ratios, ompemu/LLVM 14"
+  st_i=0 st_emu=1 st_max=$stress_limit
+  while [ $st_i -lt "$stress_pairs" ]; do
+    if [ $((st_i % 2)) -eq 1 ] && [ $st_emu -eq 1 ]; then
+      run_one ompemu stress "$st_max" || { [ $rc -eq 124 ] && st_emu=0; }
+      run_one llvm14 stress
+    else
+      run_one llvm14 stress
+      st_max=$((10 * one_wall))
+      [ $st_max -gt "$stress_limit" ] || st_max=$stress_limit
+      if [ $st_emu -eq 1 ]; then
+        run_one ompemu stress "$st_max" || { [ $rc -eq 124 ] && st_emu=0; }
+      fi
+    fi
+    st_i=$((st_i + 1))
+  done
+  # The k-th ompemu process against the k-th LLVM 14 one; pairs with a
+  # timeout or failure are left out.
+  awk '$2 == "stress_8_threads" && $1 == "llvm14" { l[nl++] = $3 }
+       $2 == "stress_8_threads" && $1 == "ompemu" { e[ne++] = $3 }
+       END {
+         for (i = 0; i < nl && i < ne; i++)
+           if (l[i] ~ /^[0-9.]+$/ && e[i] ~ /^[0-9.]+$/ && l[i] > 0) r[n++] = e[i] / l[i]
+         if (!n) exit
+         for (i = 1; i < n; i++)
+           for (j = i; j > 0 && r[j - 1] > r[j]; j--) { t = r[j]; r[j] = r[j - 1]; r[j - 1] = t }
+         printf "ompemu stress_pair_ratio %.3f ratio\n", n % 2 ? r[(n - 1) / 2] : (r[n / 2 - 1] + r[n / 2]) / 2
+       }' "$raw" >> "$raw"
 }
 
 row_bandwidth() {
@@ -321,7 +355,8 @@ done
   echo "ompemu make bench, $started to $(date '+%H:%M:%S'), $(nproc) CPUs," \
     "load average $load_start at start, $(cut -d' ' -f1-3 /proc/loadavg) at end"
   echo "BENCH_SCALE=$scale; median of $runs processes per runtime ($slow_runs for the" \
-    "slow groups, $process_runs for whole-process rows), run alternately"
+    "slow groups, $stress_pairs for the stress, $process_runs for whole-process rows)," \
+    "run alternately"
   awk -v scale="$scale" -f "$srcdir/tests/bench/table.awk" "$rows" "$raw"
 } > "$out/results.txt"
 cat "$out/results.txt"
