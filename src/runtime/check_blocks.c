@@ -46,6 +46,11 @@ static struct cblock *new_block(void) {
   if (!b)
     return calloc(1, sizeof *b);
   spare = b->next_freed;
+  /* The next record given back left the cache long ago (it was freed
+   * FREED_KEPT frees before): fetched while this one is filled. */
+  if (spare)
+    for (size_t o = 0; o < sizeof *spare; o += 64)
+      __builtin_prefetch((char *)spare + o, 1);
   memset(b, 0, sizeof *b);
   return b;
 }
@@ -326,6 +331,7 @@ struct cblock *cb_add(int32_t dev, uintptr_t tgt, uintptr_t size,
   }
   t_insert(t, b);
   hash_put(t, b);
+  last_found = b; /* the block's own events look it up next */
   if (kind == CB_GLOBAL) {
     b->next_global = t->globals;
     t->globals = b;
