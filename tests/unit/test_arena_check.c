@@ -257,7 +257,9 @@ static void test_check_release_batch(void **state) {
  * open), and so do EMU_CHECK_PROTECT_EVERY kernels. */
 static void test_check_shuffled_frees(void **state) {
   (void)state;
-  enum { N = 400, K = 60 };
+  /* Each batch of frees is more than UNPROT_SORT_MIN (arena_protect.c):
+   * sorted into the tree, the second merged with what the first left. */
+  enum { N = 1500, K = 1100 };
   struct emu_arena *a = arena_create_ex("data", 0, TB(26), 64 * MB, 256,
                                         ARENA_CHECK, 64 * MB);
   assert_non_null(a);

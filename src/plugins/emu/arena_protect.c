@@ -166,6 +166,8 @@ static unsigned long settles_now(struct emu_arena *a) {
  * in together, sorted, when a lookup may need them (unprot_settle): a
  * lookup in regions no waiting range touches needs only the tree. */
 #define UNBITS_SHIFT 16
+/* Waiting ranges put in the tree one by one, at most. */
+#define UNPROT_SORT_MIN 1024
 
 struct unwait {
   uintptr_t key;
@@ -274,8 +276,9 @@ static void unprot_settle(struct emu_arena *a) {
     return;
   for (size_t k = 0; k < m; k++)
     unbits_mark(a, a->unbuf[k].key, a->unbuf[k].n->len, 1);
-  /* A few ranges into a large tree: one by one. */
-  if (m * 8 < n || m < 16 || !settle_sorted(a, m, n))
+  /* Few ranges (the tree's top is in the cache; sorting has a fixed
+   * cost), or few into a large tree: one by one. */
+  if (m < UNPROT_SORT_MIN || m * 4 < n || !settle_sorted(a, m, n))
     for (size_t k = 0; k < m; k++)
       atree_insert(&a->unprot, a->unbuf[k].n);
   a->nunbuf = 0;
