@@ -2,7 +2,7 @@
  * and the guard markers that stand for guard pages where the kernel has
  * them (arena_marks_*, below).
  * A freed block's pages stay read-write and populated (the UNPROT treap,
- * and the list of ranges waiting to go into it), holding the poison, so
+ * and the array of ranges waiting to go into it), holding the poison, so
  * that freeing costs no system call and an allocation that lands on them
  * needs none either.  They are made
  * PROT_NONE together (arena_unprot_flush, adjacent ranges in one call)
