@@ -80,6 +80,10 @@ struct cedge { /* a device pointer stored in a block: attached pointee */
 struct cblock {
   int32_t dev;
   uintptr_t tgt, size;   /* device range */
+  /* the live tree (check_blocks.c), next to the key: a lookup's walk
+   * reads one cache line per node */
+  struct cblock *left, *right, *up;
+  uint64_t prio;
   uintptr_t hst;         /* host begin (0: none) */
   enum cblock_kind kind;
   const char *var;       /* interned map name or global name, or NULL */
@@ -129,8 +133,6 @@ struct cblock {
   int sync_known, stale_reported;
   struct cblock *next_global;
   struct cblock *next_freed; /* freed list, newest first */
-  struct cblock *left, *right; /* the live tree (check_blocks.c) */
-  uint64_t prio;
 };
 
 /* Live block of device DEV containing TGT (or NULL). */

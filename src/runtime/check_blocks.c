@@ -1,9 +1,11 @@
 /* The checking mode's table of device blocks (check.h): every block the
  * runtime allocated (mapped data, private buffers, omp_target_alloc) and
  * every declare-target global, per device, in a treap keyed by the
- * start of the device range (live blocks never overlap; the links are in
- * the block, so adding one allocates nothing; priorities are a hash of
- * the start, so the shape is the same every run) and, for the lookups of a block's own start (most of them: allocation,
+ * start of the device range (live blocks never overlap; the links, a
+ * parent link among them so that a free takes a block out without a walk
+ * from the root, are in the block, so adding one allocates nothing;
+ * priorities are a hash of the start, so the shape is the same every run)
+ * and, for the lookups of a block's own start (most of them: allocation,
  * free, map decisions, whole-block copies), a hash by start address;
  * freed blocks are kept, newest first, for naming what a stale pointer
  * points into.  Everything here runs under check_lock and calls nothing of
@@ -44,6 +46,11 @@ static struct cblock *new_block(void) {
   if (!b)
     return calloc(1, sizeof *b);
   spare = b->next_freed;
+  /* The next record given back left the cache long ago (it was freed
+   * FREED_KEPT frees before): fetched while this one is filled. */
+  if (spare)
+    for (size_t o = 0; o < sizeof *spare; o += 64)
+      __builtin_prefetch((char *)spare + o, 1);
   memset(b, 0, sizeof *b);
   return b;
 }
@@ -134,51 +141,64 @@ static uint64_t prio_of(uintptr_t k) {
   return x ^ x >> 31;
 }
 
-/* Insert B (no live block starts where it does) under ROOT. */
-static struct cblock *t_insert(struct cblock *root, struct cblock *b) {
-  if (!root)
-    return b;
-  if (b->tgt < root->tgt) {
-    root->left = t_insert(root->left, b);
-    if (root->left->prio > root->prio) { /* rotate right */
-      struct cblock *l = root->left;
-      root->left = l->right;
-      l->right = root;
-      return l;
-    }
+/* Put X in its parent's place (one rotation; X has a parent). */
+static void t_rotate_up(struct devtab *t, struct cblock *x) {
+  struct cblock *p = x->up, *g = p->up;
+  if (p->left == x) {
+    p->left = x->right;
+    if (x->right)
+      x->right->up = p;
+    x->right = p;
   } else {
-    root->right = t_insert(root->right, b);
-    if (root->right->prio > root->prio) { /* rotate left */
-      struct cblock *r = root->right;
-      root->right = r->left;
-      r->left = root;
-      return r;
-    }
+    p->right = x->left;
+    if (x->left)
+      x->left->up = p;
+    x->left = p;
   }
-  return root;
+  p->up = x;
+  x->up = g;
+  if (!g)
+    t->live = x;
+  else if (g->left == p)
+    g->left = x;
+  else
+    g->right = x;
 }
 
-static struct cblock *t_join(struct cblock *l, struct cblock *r) {
-  if (!l || !r)
-    return l ? l : r;
-  if (l->prio > r->prio) {
-    l->right = t_join(l->right, r);
-    return l;
+/* Insert B (no live block starts where it does) into T's tree. */
+static void t_insert(struct devtab *t, struct cblock *b) {
+  struct cblock *p = NULL, **link = &t->live;
+  while (*link) {
+    p = *link;
+    link = b->tgt < p->tgt ? &p->left : &p->right;
   }
-  r->left = t_join(l, r->left);
-  return r;
+  *link = b;
+  b->up = p;
+  b->left = b->right = NULL;
+  while (b->up && b->prio > b->up->prio)
+    t_rotate_up(t, b);
 }
 
-/* Take B out of ROOT's tree (nothing if B is not in it). */
-static struct cblock *t_remove(struct cblock *root, struct cblock *b) {
-  struct cblock **link = &root;
-  while (*link && *link != b)
-    link = b->tgt < (*link)->tgt ? &(*link)->left : &(*link)->right;
-  if (*link) {
-    *link = t_join(b->left, b->right);
-    b->left = b->right = NULL;
+/* Take B out of T's tree (nothing if B is not in it): rotated down to a
+ * leaf through its parent link, with no walk from the root (a shuffled
+ * free missed the cache at every level of that walk). */
+static void t_remove(struct devtab *t, struct cblock *b) {
+  if (!b->up && t->live != b)
+    return;
+  while (b->left || b->right) {
+    struct cblock *c = !b->right                       ? b->left
+                       : !b->left                      ? b->right
+                       : b->left->prio > b->right->prio ? b->left
+                                                        : b->right;
+    t_rotate_up(t, c);
   }
-  return root;
+  if (!b->up)
+    t->live = NULL;
+  else if (b->up->left == b)
+    b->up->left = NULL;
+  else
+    b->up->right = NULL;
+  b->up = NULL;
 }
 
 /* The live block with the greatest start <= X. */
@@ -302,15 +322,16 @@ struct cblock *cb_add(int32_t dev, uintptr_t tgt, uintptr_t size,
   while ((old = t_overlap(t, tgt, end_of(b))) != NULL) {
     if (old == last_found)
       last_found = NULL;
-    t->live = t_remove(t->live, old);
+    t_remove(t, old);
     hash_drop(t, old);
     if (old->kind == CB_GLOBAL)
       unlink_global(t, old);
     release(old);
     drop_block(old);
   }
-  t->live = t_insert(t->live, b);
+  t_insert(t, b);
   hash_put(t, b);
+  last_found = b; /* the block's own events look it up next */
   if (kind == CB_GLOBAL) {
     b->next_global = t->globals;
     t->globals = b;
@@ -324,7 +345,7 @@ void cb_free(struct cblock *b, const char *where) {
     return;
   if (b == last_found)
     last_found = NULL;
-  t->live = t_remove(t->live, b);
+  t_remove(t, b);
   hash_drop(t, b);
   if (b->kind == CB_GLOBAL)
     unlink_global(t, b);

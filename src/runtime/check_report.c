@@ -79,7 +79,7 @@ static size_t key_slot(const uint64_t *k, int n, size_t cap) {
     h = (h ^ k[i]) * 0xff51afd7ed558ccdull;
     h ^= h >> 32;
   }
-  return h % cap;
+  return h & (cap - 1); /* CAP: a power of two */
 }
 
 static size_t hslot(int32_t dev, uintptr_t hst, uintptr_t size, size_t cap) {
@@ -110,7 +110,7 @@ static struct hist *history(int32_t dev, uintptr_t hst, uintptr_t size) {
       if (htab[i].used) {
         size_t j = hslot(htab[i].dev, htab[i].hst, htab[i].size, nc);
         while (t[j].used)
-          j = (j + 1) % nc;
+          j = (j + 1) & (nc - 1);
         t[j] = htab[i];
       }
     free(htab);
@@ -120,7 +120,7 @@ static struct hist *history(int32_t dev, uintptr_t hst, uintptr_t size) {
   size_t j = hslot(dev, hst, size, hcap);
   while (htab[j].used && !(htab[j].hst == hst && htab[j].size == size &&
                            htab[j].dev == dev))
-    j = (j + 1) % hcap;
+    j = (j + 1) & (hcap - 1);
   if (!htab[j].used) {
     htab[j].hst = hst;
     htab[j].size = size;
@@ -152,7 +152,7 @@ static void add_line(enum rclass c, const char *var, uintptr_t hst,
   }
   uint64_t k[5] = {(uint64_t)c, (uintptr_t)var, hst, size, (uintptr_t)where};
   size_t j = key_slot(k, 5, LINE_SLOTS);
-  for (; line_slot[j] >= 0; j = (j + 1) % LINE_SLOTS) {
+  for (; line_slot[j] >= 0; j = (j + 1) & (LINE_SLOTS - 1)) {
     struct line *l = &lines[line_slot[j]];
     if (l->cls == c && l->var == var && l->hst == hst && l->size == size &&
         l->where == where) {

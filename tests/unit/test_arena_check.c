@@ -250,6 +250,77 @@ static void test_check_release_batch(void **state) {
   arena_destroy(a);
 }
 
+/* Check mode: blocks freed in a shuffled order wait for the tree of
+ * freed ranges (arena_protect.c) and are found there all the same: a
+ * block allocated on their pages reads the poison and keeps its guard, a
+ * kernel given a pointer into one protects them all (the live ones stay
+ * open), and so do EMU_CHECK_PROTECT_EVERY kernels. */
+static void test_check_shuffled_frees(void **state) {
+  (void)state;
+  /* Each batch of frees is more than UNPROT_SORT_MIN (arena_protect.c):
+   * sorted into the tree, the second merged with what the first left. */
+  enum { N = 1500, K = 1100 };
+  struct emu_arena *a = arena_create_ex("data", 0, TB(26), 64 * MB, 256,
+                                        ARENA_CHECK, 64 * MB);
+  assert_non_null(a);
+  static char *b[N + K];
+  for (int i = 0; i < N + K; i++) {
+    b[i] = arena_alloc(a, 64);
+    assert_non_null(b[i]);
+  }
+  uint64_t r = 88172645463325252ull;
+  for (int i = N - 1; i > 0; i--) {
+    r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+    int j = (int)(r % (uint64_t)(i + 1));
+    char *t = b[i];
+    b[i] = b[j];
+    b[j] = t;
+  }
+  for (int i = 0; i < N; i++) /* the last K stay live */
+    assert_int_equal(arena_free(a, b[i]), 0);
+  for (int i = 0; i < N; i++)
+    assert_false(faults(b[i])); /* no kernel yet */
+  /* The quarantine gave the oldest back: a new block on their pages reads
+   * the poison and has its guard. */
+  char *c = arena_alloc(a, 64);
+  assert_non_null(c);
+  assert_true(c < b[N]);
+  assert_int_equal(arena_read_begin(a, c, 64), 0);
+  assert_int_equal(((uint32_t *)c)[0], EMU_CHECK_POISON_WORD);
+  assert_true(faults(c + 64));
+  for (int i = N; i < N + K; i++)
+    assert_int_equal(arena_free(a, b[i]), 0);
+  /* A kernel given a pointer into a freed block. */
+  char *probe = b[0] == c ? b[1] : b[0];
+  arena_note_kernel(a, probe + 8, (void *)0x1234);
+  for (int i = 0; i < N + K; i++)
+    assert_true(b[i] == c || faults(b[i]));
+  assert_false(faults(c));
+  /* Freed again, and reused: the allocations cut their pages out of the
+   * waiting ranges. */
+  assert_int_equal(arena_free(a, c), 0);
+  for (int round = 0; round < 2; round++) {
+    static char *d[N];
+    for (int i = 0; i < N; i++) {
+      d[i] = arena_alloc(a, 64);
+      assert_non_null(d[i]);
+      assert_int_equal(arena_read_begin(a, d[i], 64), 0);
+      assert_int_equal(((uint32_t *)d[i])[0], EMU_CHECK_POISON_WORD);
+      assert_true(faults(d[i] + 64));
+    }
+    for (int i = N - 1; i >= 0; i -= 2)
+      assert_int_equal(arena_free(a, d[i]), 0);
+    for (int i = N - 2; i >= 0; i -= 2)
+      assert_int_equal(arena_free(a, d[i]), 0);
+    assert_false(faults(d[N / 2]));
+    for (int k = 0; k < EMU_CHECK_PROTECT_EVERY; k++)
+      arena_settle(a);
+    for (int i = 0; i < N; i++)
+      assert_true(faults(d[i]));
+  }
+  arena_destroy(a);
+}
+
 /* Check mode with more live blocks than may have guard pages: the rest
  * lose their guard, nothing fails. */
 static void test_check_many(void **state) {
@@ -353,6 +424,7 @@ int main(void) {
       cmocka_unit_test(test_check_reuse_poisoned),
       cmocka_unit_test(test_check_protect_runs),
       cmocka_unit_test(test_check_many),
+      cmocka_unit_test(test_check_shuffled_frees),
       cmocka_unit_test(test_check_release_batch),
       cmocka_unit_test(test_fault_messages),
   };

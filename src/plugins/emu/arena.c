@@ -399,6 +399,7 @@ struct emu_arena *arena_create_ex(const char *what, int dev, uintptr_t base,
     aslots_release(&a->bystart);
     munmap((void *)base, span);
     free(a->marks);
+    arena_unprot_release(a);
     free(a);
     return NULL;
   }
@@ -416,6 +417,7 @@ void arena_destroy(struct emu_arena *a) {
   xt_clear(&a->free);
   apool_release(&a->pool);
   free(a->marks);
+  arena_unprot_release(a);
   free(a);
 }
 
@@ -477,7 +479,7 @@ static int make_accessible(struct emu_arena *a, uintptr_t p, uintptr_t fend,
                            const struct layout *l, size_t *clean) {
   int guard_rw = 0;
   *clean = 0;
-  size_t rw = a->unprot ? arena_unprot_cut(a, p, l->len, l->body, clean,
+  size_t rw = a->nunprot ? arena_unprot_cut(a, p, l->len, l->body, clean,
                                            &guard_rw)
                         : 0;
   uintptr_t e = p + l->len;

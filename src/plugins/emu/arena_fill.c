@@ -22,7 +22,7 @@ void arena_pending_unlink(struct emu_arena *a, struct anode *n) {
   n->next->prev = n->prev;
   n->next = n->prev = NULL;
   /* Nothing left to pay: arena_settle need not take the lock. */
-  if (a->pending.next == &a->pending && !a->stale && !a->unprot)
+  if (a->pending.next == &a->pending && !a->stale && !a->nunprot)
     atomic_store_explicit(&a->owed, 0, memory_order_relaxed);
 }
 
@@ -79,7 +79,7 @@ void arena_settle_locked(struct emu_arena *a) {
     a->stale = NULL;
   }
   arena_unprot_before_kernel(a);
-  atomic_store_explicit(&a->owed, a->unprot != NULL, memory_order_relaxed);
+  atomic_store_explicit(&a->owed, a->nunprot != 0, memory_order_relaxed);
 }
 
 void arena_settle(struct emu_arena *a) {

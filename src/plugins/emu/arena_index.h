@@ -56,6 +56,10 @@ struct anode *atree_remove(struct anode **root, uintptr_t key);
 struct anode *atree_floor(struct anode *root, uintptr_t p);
 /* Node with the smallest key >= P, or NULL. */
 struct anode *atree_ceil(struct anode *root, uintptr_t p);
+/* Make *ROOT the tree of the N nodes of V, in address order (STACK: room
+ * for N pointers): the tree inserting them one by one would give. */
+void atree_build(struct anode **root, struct anode **v, size_t n,
+                 struct anode **stack);
 /* Call FN on every node in address order. */
 void atree_walk(struct anode *root, void (*fn)(struct anode *, void *),
                 void *arg);

@@ -30,6 +30,8 @@ struct fifo {
   size_t n, bytes;
 };
 
+struct unwait; /* arena_protect.c */
+
 struct emu_arena {
   struct biaslock lock; /* biaslock.h */
   char what[16];
@@ -46,7 +48,13 @@ struct emu_arena {
                        * free_insert); LEN 0: none */
   struct anode *stale;
   struct anode *unprot;   /* check mode: freed pages still read-write */
-  size_t nunprot;
+  size_t nunprot;         /* ranges in UNPROT and UNBUF */
+  struct unwait *unbuf;   /* check mode: more of them, waiting to go
+                           * into UNPROT (arena_protect.c) */
+  size_t nunbuf, capunbuf;
+  uint64_t *unbits;       /* a bit per 64 KiB of the span: UNBUF's */
+  void *unscratch;        /* for putting UNBUF in UNPROT */
+  size_t unscratch_bytes;
   unsigned long unprot_since; /* SETTLES when UNPROT became non-empty */
   int unprot_urgent; /* UNPROT holds pages opened ahead or a block whose
                      * address was copied to the device */
@@ -113,6 +121,8 @@ size_t arena_unprot_cut(struct emu_arena *a, uintptr_t p, size_t len,
 void arena_unprot_flush(struct emu_arena *a);
 void arena_unprot_before_kernel(struct emu_arena *a);
 void arena_unprot_arg(struct emu_arena *a, uintptr_t p);
+/* Frees the memory of the freed ranges waiting to go into UNPROT. */
+void arena_unprot_release(struct emu_arena *a);
 /* Check mode, guard markers (MADV_GUARD_INSTALL, Linux 6.13): _init
  * tries them on the arena's first page and sets MARKS when they work;
  * _set puts one on the guard page G (a no-op where one is); _clear takes

@@ -1,9 +1,10 @@
 /* Check mode: lazy protection of freed blocks (see arena.h, ARENA_CHECK),
  * and the guard markers that stand for guard pages where the kernel has
  * them (arena_marks_*, below).
- * A freed block's pages stay read-write and populated (the UNPROT treap),
- * holding the poison, so that freeing costs no system call and an
- * allocation that lands on them needs none either.  They are made
+ * A freed block's pages stay read-write and populated (the UNPROT treap,
+ * and the array of ranges waiting to go into it), holding the poison, so
+ * that freeing costs no system call and an allocation that lands on them
+ * needs none either.  They are made
  * PROT_NONE together (arena_unprot_flush, adjacent ranges in one call)
  * before a kernel that is given a pointer into them (arena_note_kernel),
  * before the next kernel when the freed block's address was ever copied
@@ -36,6 +37,7 @@
 #endif
 
 static void release_one(struct anode *s, void *arg);
+static void unprot_settle(struct emu_arena *a);
 
 /* Guard markers: a guard page made with MADV_GUARD_INSTALL faults
  * whatever the protection of its mapping, and is no mapping of its own.
@@ -131,6 +133,7 @@ void arena_out_of_maps(struct emu_arena *a) {
                  "mappings left (vm.max_map_count): from here on freed %s "
                  "blocks stay accessible (holding the poison) and blocks get "
                  "no guard page", a->dev, a->what);
+  unprot_settle(a);
   atree_walk(a->unprot, release_one, a);
   a->unprot = NULL;
   a->nunprot = 0;
@@ -156,6 +159,160 @@ static unsigned long settles_now(struct emu_arena *a) {
   return atomic_load_explicit(&a->settles, memory_order_relaxed);
 }
 
+/* Freed ranges wait in an array (UNBUF, their 64 KiB regions marked in
+ * UNBITS) before they go into the UNPROT treap: frees come in any order
+ * (a program unmapping 100 000 blocks shuffled), and a treap insertion at
+ * a random address missed the cache at most levels of the tree.  They go
+ * in together, sorted, when a lookup may need them (unprot_settle): a
+ * lookup in regions no waiting range touches needs only the tree. */
+#define UNBITS_SHIFT 16
+/* Waiting ranges put in the tree one by one, at most. */
+#define UNPROT_SORT_MIN 1024
+
+struct unwait {
+  uintptr_t key;
+  struct anode *n;
+};
+
+/* Set the bits of the regions of [P, P+LEN) (LEN > 0) in UNBITS, or clear
+ * them (CLEAR). */
+static void unbits_mark(struct emu_arena *a, uintptr_t p, size_t len,
+                        int clear) {
+  size_t i = (p - a->base) >> UNBITS_SHIFT;
+  size_t e = (p + len - 1 - a->base) >> UNBITS_SHIFT;
+  for (; i <= e; i++) {
+    uint64_t bit = (uint64_t)1 << (i % 64);
+    if (clear)
+      a->unbits[i / 64] &= ~bit;
+    else
+      a->unbits[i / 64] |= bit;
+  }
+}
+
+/* 1 if a waiting range may touch [P, P+LEN). */
+static int unbits_any(const struct emu_arena *a, uintptr_t p, size_t len) {
+  if (!a->nunbuf || !len)
+    return 0;
+  if (p < a->base || p + len - a->base > a->span)
+    return 1;
+  size_t i = (p - a->base) >> UNBITS_SHIFT;
+  size_t e = (p + len - 1 - a->base) >> UNBITS_SHIFT;
+  for (; i <= e; i++)
+    if (a->unbits[i / 64] >> (i % 64) & 1)
+      return 1;
+  return 0;
+}
+
+/* Room for N more bytes of scratch (kept for the next time). */
+static void *scratch(struct emu_arena *a, size_t n) {
+  if (n > a->unscratch_bytes) {
+    void *p = realloc(a->unscratch, n);
+    if (!p)
+      return NULL;
+    a->unscratch = p;
+    a->unscratch_bytes = n;
+  }
+  return a->unscratch;
+}
+
+/* Sort V (N entries) by key, TMP as large, 11 bits at a time from the
+ * lowest bit that any key has set; the sorted copy is returned. */
+static struct unwait *radix_sort(struct unwait *v, struct unwait *tmp,
+                                 size_t n) {
+  uintptr_t any = 0;
+  for (size_t i = 0; i < n; i++)
+    any |= v[i].key;
+  unsigned shift = any ? (unsigned)__builtin_ctzll(any) : 64;
+  for (; shift < 64 && any >> shift; shift += 11) {
+    size_t count[2049] = {0};
+    for (size_t i = 0; i < n; i++)
+      count[(v[i].key >> shift & 2047) + 1]++;
+    for (size_t d = 1; d <= 2048; d++)
+      count[d] += count[d - 1];
+    for (size_t i = 0; i < n; i++)
+      tmp[count[v[i].key >> shift & 2047]++] = v[i];
+    struct unwait *t = v;
+    v = tmp;
+    tmp = t;
+  }
+  return v;
+}
+
+struct gather {
+  struct anode **v;
+  size_t n;
+};
+
+static void gather_one(struct anode *s, void *arg) {
+  struct gather *g = arg;
+  g->v[g->n++] = s;
+}
+
+/* Put the waiting ranges (M of them, the tree holding N) in the tree at
+ * once: sorted, merged with the tree's nodes in order and the tree built
+ * again; 0 without memory for that. */
+static int settle_sorted(struct emu_arena *a, size_t m, size_t n) {
+  size_t need = m * sizeof(struct unwait) + 2 * (n + m) * sizeof(void *);
+  char *mem = scratch(a, need);
+  if (!mem)
+    return 0;
+  struct unwait *sorted = radix_sort(a->unbuf, (struct unwait *)mem, m);
+  struct anode **all = (struct anode **)(mem + m * sizeof(struct unwait));
+  struct gather g = {all + n + m, 0};
+  atree_walk(a->unprot, gather_one, &g);
+  size_t i = 0, j = 0;
+  for (size_t k = 0; i < n || j < m; k++)
+    all[k] = j == m || (i < n && g.v[i]->key < sorted[j].n->key)
+                 ? g.v[i++]
+                 : sorted[j++].n;
+  atree_build(&a->unprot, all, n + m, all + n + m);
+  return 1;
+}
+
+/* Every waiting range into the UNPROT tree. */
+static void unprot_settle(struct emu_arena *a) {
+  size_t m = a->nunbuf, n = a->nunprot - m;
+  if (!m)
+    return;
+  for (size_t k = 0; k < m; k++)
+    unbits_mark(a, a->unbuf[k].key, a->unbuf[k].n->len, 1);
+  /* Few ranges (the tree's top is in the cache; sorting has a fixed
+   * cost), or few into a large tree: one by one. */
+  if (m < UNPROT_SORT_MIN || m * 4 < n || !settle_sorted(a, m, n))
+    for (size_t k = 0; k < m; k++)
+      atree_insert(&a->unprot, a->unbuf[k].n);
+  a->nunbuf = 0;
+}
+
+/* S waits for the tree; 0 without memory for that. */
+static int unprot_wait(struct emu_arena *a, struct anode *s) {
+  if (!s->len || s->key < a->base || s->key + s->len - a->base > a->span)
+    return 0;
+  if (!a->unbits) {
+    size_t regions = ((a->span - 1) >> UNBITS_SHIFT) + 1;
+    a->unbits = calloc((regions + 63) / 64, sizeof *a->unbits);
+    if (!a->unbits)
+      return 0;
+  }
+  if (a->nunbuf == a->capunbuf) {
+    size_t nc = a->capunbuf ? 2 * a->capunbuf : 256;
+    struct unwait *v = realloc(a->unbuf, nc * sizeof *v);
+    if (!v)
+      return 0;
+    a->unbuf = v;
+    a->capunbuf = nc;
+  }
+  a->unbuf[a->nunbuf++] = (struct unwait){s->key, s};
+  unbits_mark(a, s->key, s->len, 0);
+  return 1;
+}
+
+void arena_unprot_release(struct emu_arena *a) {
+  free(a->unbuf);
+  free(a->unbits);
+  free(a->unscratch);
+}
+
 void arena_unprot_add(struct emu_arena *a, uintptr_t p, size_t len,
                       unsigned how) {
   if (a->no_maps)
@@ -167,7 +324,7 @@ void arena_unprot_add(struct emu_arena *a, uintptr_t p, size_t len,
       arena_out_of_maps(a);
     return;
   }
-  if (!a->unprot)
+  if (!a->nunprot)
     a->unprot_since = settles_now(a);
   if (how & (UNPROT_FRESH | UNPROT_URGENT))
     a->unprot_urgent = 1;
@@ -175,7 +332,8 @@ void arena_unprot_add(struct emu_arena *a, uintptr_t p, size_t len,
   s->len = len;
   s->flags = how & UNPROT_CLEAN ? ANODE_CLEAN : 0;
   s->born = settles_now(a);
-  atree_insert(&a->unprot, s);
+  if (!unprot_wait(a, s))
+    atree_insert(&a->unprot, s);
   a->nunprot++;
   atomic_store_explicit(&a->owed, 1, memory_order_relaxed);
   if (a->nunprot > EMU_CHECK_UNPROT_MAX)
@@ -207,6 +365,8 @@ size_t arena_unprot_cut(struct emu_arena *a, uintptr_t p, size_t len,
   size_t covered = 0;
   *clean = 0;
   *guard_rw = 0;
+  if (unbits_any(a, p, len))
+    unprot_settle(a);
   struct anode *s = atree_floor(a->unprot, p);
   if (!s || s->key + s->len <= p)
     s = atree_ceil(a->unprot, p);
@@ -282,6 +442,7 @@ static void release_one(struct anode *s, void *arg) {
 }
 
 void arena_unprot_flush(struct emu_arena *a) {
+  unprot_settle(a);
   if (!a->unprot)
     return;
   struct flush_run r = {a, 0, 0};
@@ -296,13 +457,15 @@ void arena_unprot_flush(struct emu_arena *a) {
 }
 
 void arena_unprot_before_kernel(struct emu_arena *a) {
-  if (a->unprot &&
+  if (a->nunprot &&
       (a->unprot_urgent ||
        settles_now(a) - a->unprot_since >= EMU_CHECK_PROTECT_EVERY))
     arena_unprot_flush(a);
 }
 
 void arena_unprot_arg(struct emu_arena *a, uintptr_t p) {
+  if (unbits_any(a, p, 1))
+    unprot_settle(a);
   struct anode *s = atree_floor(a->unprot, p);
   if (s && p < s->key + s->len)
     arena_unprot_flush(a);

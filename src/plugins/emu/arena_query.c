@@ -180,7 +180,7 @@ void arena_note_pointers(struct emu_arena *a, const void *src, size_t n) {
     struct anode *b = arena_extent_of(a, (uintptr_t)w);
     if (b)
       b->flags |= ANODE_EXPOSED;
-    else if (a->unprot)
+    else if (a->nunprot)
       arena_unprot_arg(a, (uintptr_t)w);
   }
   biaslock_unlock(&a->lock);
@@ -200,7 +200,7 @@ void arena_note_kernel(struct emu_arena *a, const void *ptr,
   struct anode *n = arena_extent_of(a, p);
   if (n)
     n->last_kernel = entry;
-  else if (a->unprot) /* a freed block: make it fault */
+  else if (a->nunprot) /* a freed block: make it fault */
     arena_unprot_arg(a, p);
   biaslock_unlock(&a->lock);
 }
