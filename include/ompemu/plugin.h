@@ -121,7 +121,8 @@ int32_t __tgt_rtl_ompemu_observe(uint32_t what, void *tag);
  *   device, on pages other data shares: the first read by device code
  *   before any write of them is recorded, whatever else touches the pages;
  *   ON 3: the same for bytes of the data range on a live block's pages
- *   (the slack before a block's start);
+ *   (the slack before a block's start), given up (no read) after 20 000
+ *   accesses to the page;
  *   ON 0: the watch ends, and *FIRST_READ is the offset of that read, or
  *   -1 when there was none.  Check mode only.
  * ompemu_not_device: 0 when [TGT_PTR, TGT_PTR+SIZE) is memory the device's

@@ -11,9 +11,10 @@
  * variable, the kernel and the construct.  A write there is found when
  * the block is read back or freed (the plugin's markers).
  *
- * Cost: only kernels given such a base pay, and a construct whose kernel
+ * Cost: only kernels given such a base pay, a construct whose kernel
  * read no slack is not watched again for that variable
- * (check_clean_pair), as for reads of unwritten memory. */
+ * (check_clean_pair), as for reads of unwritten memory, and the plugin
+ * gives a watch up after WATCH_STEP_BUDGET stepped accesses (watch.h). */
 #include "config.h"
 #include "check.h"
 

@@ -267,7 +267,7 @@ EMU_EXPORT int32_t __tgt_rtl_ompemu_watch_unwritten(int32_t id, void *tgt,
   if (!d || size <= 0 || !emu_plugin()->check)
     return OFFLOAD_FAIL;
   int rc = on ? watch_start(on == 2 ? d->code : d->data, id, (uintptr_t)tgt,
-                           (uintptr_t)size, on >= 2)
+                           (uintptr_t)size, on >= 2 ? on - 1 : 0)
               : watch_stop(id, (uintptr_t)tgt, first_read);
   return rc == 0 ? OFFLOAD_SUCCESS : OFFLOAD_FAIL;
 }

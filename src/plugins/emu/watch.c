@@ -48,6 +48,7 @@
 #include "watch.h"
 #include "arena.h"
 #include "devicertl.h"
+#include "trace.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -77,6 +78,7 @@ struct watch {
   _Atomic int protected_;   /* its pages are inaccessible */
   _Atomic int64_t first_read; /* offset of the first read, -1 none */
   _Atomic int written;      /* exact: device code wrote the bytes first */
+  _Atomic long steps_left;  /* exact 2: steps before it gives up */
 };
 static struct watch watches[MAX_WATCHES];
 static _Atomic int nactive;
@@ -254,6 +256,10 @@ static int exact_fault(uintptr_t x, int reads, void *uc) {
     if (!lo || !w->exact || x < lo || x >= atomic_load(&w->hi))
       continue;
     any = 1;
+    if (w->exact == 2 && !atomic_load(&w->written) &&
+        atomic_load(&w->first_read) < 0 &&
+        atomic_fetch_sub(&w->steps_left, 1) <= 0)
+      atomic_store(&w->written, 1); /* given up (watch.h) */
     if (reads < 0 || x < w->tgt || x >= w->tgt + w->size ||
         atomic_load(&w->written))
       continue;
@@ -375,6 +381,7 @@ int watch_start(struct emu_arena *a, int32_t dev, uintptr_t t, uintptr_t n,
     w->dev = dev;
     w->exact = exact;
     atomic_store(&w->written, 0);
+    atomic_store(&w->steps_left, WATCH_STEP_BUDGET);
     atomic_store(&w->first_read, -1);
     atomic_store(&w->hi, hi);
     atomic_store(&w->lo, lo);
@@ -404,6 +411,11 @@ int watch_stop(int32_t dev, uintptr_t t, int64_t *first_read) {
       mprotect((void *)w->lo, w->hi - w->lo, PROT_READ | PROT_WRITE);
     if (first_read)
       *first_read = atomic_load(&w->first_read);
+    if (w->exact == 2 && atomic_load(&w->steps_left) < 0)
+      ompemu_trace(2, "emu", "device %d: the watch of [" OMPEMU_PTR ", "
+                   OMPEMU_PTR ") was given up after %d stepped accesses to "
+                   "its page", dev, OMPEMU_P(w->tgt),
+                   OMPEMU_P(w->tgt + w->size), WATCH_STEP_BUDGET);
     atomic_store(&w->lo, 0);
     atomic_fetch_sub(&nactive, 1);
     rc = 0;

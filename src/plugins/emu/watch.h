@@ -14,7 +14,11 @@ struct emu_arena;
  * (not one block, no slot left, mprotect failed).  EXACT: A is DEV's code
  * range and [T, T+N) data of an image loaded there (a declare-target
  * global) that shares its pages: only accesses to those bytes count
- * (watch.c). */
+ * (watch.c).  EXACT 2: the same for bytes of the data range (the slack
+ * before a block), given up after WATCH_STEP_BUDGET stepped accesses
+ * without one (as if written: a read missed, never invented), so that a
+ * kernel that works on the rest of the page is not stepped for long. */
+#define WATCH_STEP_BUDGET 20000
 int watch_start(struct emu_arena *a, int32_t dev, uintptr_t t, uintptr_t n,
                 int exact);
 /* End the watch of the block at T on DEV: *FIRST_READ the offset of the
