@@ -202,6 +202,27 @@ void check_api_freed(void *p, const char *api, const void *ra) {
   pthread_mutex_unlock(&lock);
 }
 
+/* The words a message about side WHICH ("dst" or "src") of a copy by API
+ * called from RA names: the call ("omp_target_memcpy at prog.c:19"), the
+ * side's argument ("d = ", or empty) and its device number's expression
+ * (" (host)", or empty). */
+struct side_words {
+  char call[1400], var[128], ex[128];
+};
+
+static void side_words(const char *api, const void *ra, const char *which,
+                       struct side_words *w) {
+  char devarg[16];
+  struct callsite cs;
+  callsite_resolve(ra, api, &cs);
+  snprintf(w->call, sizeof w->call, "%s%s%s", api,
+           cs.where[0] ? " at " : "", cs.where);
+  const char *v = callsite_arg(&cs, arg_index(api, which));
+  snprintf(w->var, sizeof w->var, "%s%s", v ? v : "", v ? " = " : "");
+  snprintf(devarg, sizeof devarg, "%s_dev", which);
+  expr_words(&cs, arg_index(api, devarg), w->ex, sizeof w->ex);
+}
+
 /* One side (WHICH is "dst" or "src") of a copy by API called from RA: P
  * with device number DEV.  0, or -1 after saying why it is refused. */
 static int memcpy_side(const char *which, const void *p, int32_t dev,
@@ -212,16 +233,11 @@ static int memcpy_side(const char *which, const void *p, int32_t dev,
   pthread_mutex_unlock(&lock);
   if (!b || (copy.live && copy.dev == dev))
     return 0;
-  char w1[32], w2[32], call[1400], alloc[1400], ex[128], var[128], devarg[16];
-  struct callsite cs;
-  callsite_resolve(ra, api, &cs);
-  snprintf(call, sizeof call, "%s%s%s", api, cs.where[0] ? " at " : "",
-           cs.where);
+  char w1[32], w2[32], alloc[1400];
+  struct side_words sw;
+  side_words(api, ra, which, &sw);
+  const char *call = sw.call, *var = sw.var, *ex = sw.ex;
   alloc_words(&copy, alloc, sizeof alloc);
-  const char *v = callsite_arg(&cs, arg_index(api, which));
-  snprintf(var, sizeof var, "%s%s", v ? v : "", v ? " = " : "");
-  snprintf(devarg, sizeof devarg, "%s_dev", which);
-  expr_words(&cs, arg_index(api, devarg), ex, sizeof ex);
   if (!copy.live) {
     char at[1100];
     callsite_where(copy.free_ra, at, sizeof at);
@@ -248,19 +264,12 @@ int check_api_device_side(const char *which, const void *p, size_t len,
       d->plugin->ompemu_not_device(d->local_id, p, (int64_t)len, why,
                                    sizeof why) != 1)
     return 0;
-  char call[1400], var[128], devarg[16], ex[128];
-  struct callsite cs;
-  callsite_resolve(ra, api, &cs);
-  snprintf(call, sizeof call, "%s%s%s", api, cs.where[0] ? " at " : "",
-           cs.where);
-  const char *v = callsite_arg(&cs, arg_index(api, which));
-  snprintf(var, sizeof var, "%s%s", v ? v : "", v ? " = " : "");
-  snprintf(devarg, sizeof devarg, "%s_dev", which);
-  expr_words(&cs, arg_index(api, devarg), ex, sizeof ex);
+  struct side_words sw;
+  side_words(api, ra, which, &sw);
   ompemu_error("ompemu", "%s: %s %s" OMPEMU_PTR " (%zu bytes) is not device "
                "%d memory, yet %s_device_num%s is device %d: %s: nothing "
-               "copied", call, which, var, OMPEMU_P(p), len, (int)dev, which,
-               ex, (int)dev, why);
+               "copied", sw.call, which, sw.var, OMPEMU_P(p), len, (int)dev,
+               which, sw.ex, (int)dev, why);
   return -1;
 }
 
