@@ -22,6 +22,10 @@
  *    one up (a walk), so no tree is kept for them.
  *  - PENDING: list of live blocks whose poison is still owed (lazy).
  *  - STALE: treap of freed ranges whose poison is still owed (lazy).
+ *  - STALE_LAST: the last small freed extent whose poison is still owed
+ *    (lazy): a block allocated there before the next kernel (a loop that
+ *    maps and unmaps a buffer, without a reuse delay) owes only what its
+ *    first copy leaves, and nothing is filled twice.
  * Poison writing and the system calls happen under the lock, so a copy
  * never races with a fill of the same block. */
 #include "config.h"
@@ -128,6 +132,28 @@ static void stale_cut(struct emu_arena *a, uintptr_t p, size_t len) {
       apool_put(&a->pool, s);
     s = atree_ceil(a->stale, se);
   }
+}
+
+/* Small freed extent [P, P+LEN) owes its poison until the next kernel
+ * (arena_settle) or until allocated again; the one it replaces pays now. */
+static void stale_last_set(struct emu_arena *a, uintptr_t p, size_t len) {
+  if (a->stale_last.len)
+    arena_fill(a, a->stale_last.key, a->stale_last.len, 1);
+  a->stale_last = (struct xt_ext){p, len, FREE_DIRTY};
+  atomic_store_explicit(&a->owed, 1, memory_order_relaxed);
+}
+
+/* [P, P+LEN) is being allocated (its block owes its poison: the extent's
+ * tag is FREE_DIRTY): what STALE_LAST holds outside it pays now. */
+static void stale_last_cut(struct emu_arena *a, uintptr_t p, size_t len) {
+  uintptr_t k = a->stale_last.key, e = k + a->stale_last.len;
+  if (k >= p + len || e <= p)
+    return;
+  a->stale_last.len = 0;
+  if (k < p)
+    arena_fill(a, k, p - k, 1);
+  if (e > p + len)
+    arena_fill(a, p + len, e - p - len, 1);
 }
 
 /* ------------------------------------------------------- free extents */
@@ -613,6 +639,8 @@ void *arena_alloc(struct emu_arena *a, size_t size) {
     a->hwm = p + l.len;
   if (a->stale)
     stale_cut(a, p, l.len);
+  if (a->stale_last.len)
+    stale_last_cut(a, p, l.len);
   if (a->flags & ARENA_LAZY) {
     if (clean < l.body) /* else every byte holds the poison already */
       arena_pending_link(a, n);
@@ -730,10 +758,10 @@ int arena_free(struct emu_arena *a, void *ptr) {
        * bytes: its slack holds the poison still. */
       arena_fill(a, anode_start(n), n->size, 1);
       tag = now;
+    } else if (a->flags & ARENA_LAZY) {
+      stale_last_set(a, n->key, n->len);
     } else {
-      arena_fill(a, n->key, n->len, lazy_asan(a));
-      if (a->flags & ARENA_LAZY)
-        tag = now;
+      arena_fill(a, n->key, n->len, 0);
     }
     n->born = tag;
     cool_insert(a, n);

@@ -22,7 +22,8 @@ void arena_pending_unlink(struct emu_arena *a, struct anode *n) {
   n->next->prev = n->prev;
   n->next = n->prev = NULL;
   /* Nothing left to pay: arena_settle need not take the lock. */
-  if (a->pending.next == &a->pending && !a->stale && !a->nunprot)
+  if (a->pending.next == &a->pending && !a->stale && !a->stale_last.len &&
+      !a->nunprot)
     atomic_store_explicit(&a->owed, 0, memory_order_relaxed);
 }
 
@@ -77,6 +78,10 @@ void arena_settle_locked(struct emu_arena *a) {
     atree_walk(a->stale, arena_stale_fill_one, a);
     atree_walk(a->stale, arena_stale_release, a);
     a->stale = NULL;
+  }
+  if (a->stale_last.len) {
+    arena_fill(a, a->stale_last.key, a->stale_last.len, 1);
+    a->stale_last.len = 0;
   }
   arena_unprot_before_kernel(a);
   atomic_store_explicit(&a->owed, a->nunprot != 0, memory_order_relaxed);

@@ -47,6 +47,8 @@ struct emu_arena {
   struct xt_ext hole; /* one extent of FREE kept out of its tree (arena.c,
                        * free_insert); LEN 0: none */
   struct anode *stale;
+  struct xt_ext stale_last; /* the last small freed extent whose poison is
+                             * still owed (arena.c); LEN 0: none */
   struct anode *unprot;   /* check mode: freed pages still read-write */
   size_t nunprot;         /* ranges in UNPROT and UNBUF */
   struct unwait *unbuf;   /* check mode: more of them, waiting to go
@@ -62,7 +64,7 @@ struct emu_arena {
   struct apool pool;
   struct fifo cool, quar;
   struct anode pending;   /* list head (next/prev) */
-  atomic_int owed;        /* PENDING, STALE or UNPROT not empty */
+  atomic_int owed;        /* PENDING, STALE, STALE_LAST or UNPROT not empty */
   atomic_ulong settles;   /* arena_settle calls (kernels) */
   atomic_ulong frees;     /* odd while arena_free changes anything, then
                            * even: arena_settled_unlocked */
