@@ -139,7 +139,15 @@ int32_t __tgt_rtl_ompemu_observe(uint32_t what, void *tag);
  *   device, for all the bytes except a part it found holds no word W with
  *   W - LO < SPAN (unsigned), and the plugin stops scanning the copies
  *   itself; OFFLOAD_FAIL (it goes on scanning) when not every device
- *   address of DEVICE_ID lies in [LO, LO+SPAN). */
+ *   address of DEVICE_ID lies in [LO, LO+SPAN).
+ * ompemu_runtime: the runtime says, once, before it initialises any
+ *   device, what it guarantees: TRAITS, a set of OMPEMU_RT_* bits.
+ *   OMPEMU_RT_DETACHES: a pointer attached in device memory is detached
+ *   when its pointee is unmapped, so nothing depends on a re-allocated
+ *   block getting another address than the one freed: the plugin may hand
+ *   freed device memory out again at once.  A plugin loaded by another
+ *   runtime (LLVM's) is never told, and keeps whatever delay it has. */
+#define OMPEMU_RT_DETACHES 0x1u
 void *__tgt_rtl_ompemu_host_alias(int32_t device_id, void *host_ptr,
                                   const char *description);
 int32_t __tgt_rtl_ompemu_poisoned_bytes(int32_t device_id, void *tgt_ptr,
@@ -152,6 +160,7 @@ int32_t __tgt_rtl_ompemu_not_device(int32_t device_id, const void *tgt_ptr,
 int32_t __tgt_rtl_ompemu_note_pointers(int32_t device_id, const void *src,
                                        int64_t size, uint64_t lo,
                                        uint64_t span);
+int32_t __tgt_rtl_ompemu_runtime(uint32_t traits);
 
 /* Every function above, by the name after "__tgt_rtl_", in the order the
  * runtime looks them up: REQUIRED(name) for the ten a plugin must define
@@ -196,7 +205,8 @@ int32_t __tgt_rtl_ompemu_note_pointers(int32_t device_id, const void *src,
   OPTIONAL(ompemu_poisoned_bytes)                                           \
   OPTIONAL(ompemu_watch_unwritten)                                          \
   OPTIONAL(ompemu_not_device)                                               \
-  OPTIONAL(ompemu_note_pointers)
+  OPTIONAL(ompemu_note_pointers)                                            \
+  OPTIONAL(ompemu_runtime)
 
 #ifdef __cplusplus
 }

@@ -167,6 +167,8 @@ struct rt_plugin *rt_plugin_open(const char *spec, int own_dir_only) {
   missing = lookup_functions(p, h);
   if (missing)
     goto refuse;
+  if (p->ompemu_runtime)
+    (void)p->ompemu_runtime(OMPEMU_RT_DETACHES); /* attach.c */
   p->num_devices = p->number_of_devices();
   if (p->num_devices <= 0) {
     RT_TRACE(1, "plugin %s (%s): %d devices, skipped", p->name, p->path,

@@ -86,7 +86,8 @@ run() {
 # data block whose size leaves less than 16 bytes before the next 256-byte
 # boundary 16 bytes more of poisoned slack (src/plugins/emu/arena.c,
 # layout_of): each of the program's 2048-byte blocks takes 2304 bytes, so
-# the second and third lie further on.
+# the second lies further on (the third takes the first's place again:
+# under ompemu's runtime the device hands freed memory out at once).
 asan_layout=
 readelf -d "$OMPEMU_BUILDDIR/.libs/libomptarget.rtl.emu.so" 2>/dev/null |
   grep -q libasan && asan_layout=yes
@@ -96,8 +97,7 @@ same() {
   grep -q '^initialize initial_device=' "$2" || { echo "no initialize line"; return 1; }
   grep -v '^initialize ' "$2" >"$2.cmp"
   if [ -n "$asan_layout" ]; then
-    sed -e 's/=0x550000000800 /=0x550000000900 /g' \
-      -e 's/=0x550000001000 /=0x550000001200 /g' "$1" >"$2.want"
+    sed -e 's/=0x550000000800 /=0x550000000900 /g' "$1" >"$2.want"
   else
     cp "$1" "$2.want"
   fi

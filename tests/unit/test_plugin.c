@@ -35,6 +35,10 @@ static void test_devices(void **state) {
   (void)state;
   assert_int_equal(__tgt_rtl_number_of_devices(), 2);
   assert_int_equal(__tgt_rtl_init_device(0), OFFLOAD_SUCCESS);
+  /* ompemu's runtime says so before any device starts; device 0 stands
+   * for a plugin under another runtime (test_reuse_by_runtime). */
+  assert_int_equal(__tgt_rtl_ompemu_runtime(OMPEMU_RT_DETACHES),
+                   OFFLOAD_SUCCESS);
   assert_int_equal(__tgt_rtl_init_device(1), OFFLOAD_SUCCESS);
   assert_int_equal(__tgt_rtl_init_device(0), OFFLOAD_SUCCESS); /* again */
   struct capture c;
@@ -99,6 +103,23 @@ static void test_round_trip(void **state) {
   assert_true(in_range(s, DATA0, CAP));
   s[0] = 1;
   assert_int_equal(__tgt_rtl_data_delete(0, s), 0);
+}
+
+/* A freed block comes back at once where the runtime detaches pointers
+ * (device 1), and only after the reuse delay elsewhere (device 0). */
+static void test_reuse_by_runtime(void **state) {
+  (void)state;
+  char host[512];
+  void *a1 = __tgt_rtl_data_alloc(1, 512, host, TARGET_ALLOC_DEFAULT);
+  assert_int_equal(__tgt_rtl_data_delete(1, a1), 0);
+  void *b1 = __tgt_rtl_data_alloc(1, 512, host, TARGET_ALLOC_DEFAULT);
+  assert_ptr_equal(b1, a1);
+  assert_int_equal(__tgt_rtl_data_delete(1, b1), 0);
+  void *a0 = __tgt_rtl_data_alloc(0, 512, host, TARGET_ALLOC_DEFAULT);
+  assert_int_equal(__tgt_rtl_data_delete(0, a0), 0);
+  void *b0 = __tgt_rtl_data_alloc(0, 512, host, TARGET_ALLOC_DEFAULT);
+  assert_ptr_not_equal(b0, a0);
+  assert_int_equal(__tgt_rtl_data_delete(0, b0), 0);
 }
 
 static void test_bad_pointers(void **state) {
@@ -752,6 +773,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_devices),
       cmocka_unit_test(test_round_trip),
+      cmocka_unit_test(test_reuse_by_runtime),
       cmocka_unit_test(test_bad_pointers),
       cmocka_unit_test(test_not_device),
       cmocka_unit_test(test_two_devices_and_capacity),

@@ -77,7 +77,9 @@ static int device_init(struct emu_device *d) {
   if (!d->data)
     return -1;
   fault_register_arena(d->data, 1);
-  arena_set_reuse_delay(d->data, EMU_REUSE_DELAY_BLOCKS, EMU_REUSE_DELAY_BYTES);
+  if (!(p->rt_traits & OMPEMU_RT_DETACHES))
+    arena_set_reuse_delay(d->data, EMU_REUSE_DELAY_BLOCKS,
+                          EMU_REUSE_DELAY_BYTES);
   d->code = arena_create("code", d->id, cb, EMU_CODE_CAPACITY, 4096);
   if (!d->code)
     goto fail;
@@ -250,6 +252,14 @@ EMU_EXPORT int32_t __tgt_rtl_ompemu_not_device(int32_t id, const void *tgt,
   if (arena_check(d->data, tgt, (size_t)size) == 0)
     return 0;
   return outside_blocks(d, tgt, (size_t)size, why, (size_t)why_len);
+}
+
+EMU_EXPORT int32_t __tgt_rtl_ompemu_runtime(uint32_t traits) {
+  emu_plugin()->rt_traits = traits;
+  ompemu_trace(2, "emu", "runtime traits 0x%x: freed device memory is "
+               "reused %s", traits,
+               traits & OMPEMU_RT_DETACHES ? "at once" : "after a delay");
+  return OFFLOAD_SUCCESS;
 }
 
 EMU_EXPORT int32_t __tgt_rtl_number_of_devices(void) {

@@ -14,11 +14,12 @@
 #include "exec.h"
 
 #define EMU_CODE_CAPACITY ((size_t)256 << 20)
-/* A freed data block is handed out again only after 16 later frees or
- * 64 MiB freed after it (or when memory runs short): LLVM 14's runtime
- * keeps a stale shadow entry for a struct mapped through a mapper and
- * re-attaches its pointer only when the pointee's new device address
- * differs from the old one (README.md, "Device model"). */
+/* Under a runtime that does not say OMPEMU_RT_DETACHES (LLVM's), a freed
+ * data block is handed out again only after 16 later frees or 64 MiB
+ * freed after it (or when memory runs short): LLVM 14's runtime keeps a
+ * stale shadow entry for a struct mapped through a mapper and re-attaches
+ * its pointer only when the pointee's new device address differs from the
+ * old one (README.md, "Device model"). */
 #define EMU_REUSE_DELAY_BLOCKS 16
 #define EMU_REUSE_DELAY_BYTES ((size_t)64 << 20)
 #define EMU_INFO_PLUGIN_KERNEL 0x10 /* LIBOMPTARGET_INFO bit */
@@ -75,6 +76,7 @@ struct emu_plugin {
   int fptr_kernel; /* OMPEMU_FPTR_SET=kernel */
   int64_t requires_flags;
   uint32_t info_flag; /* LIBOMPTARGET_INFO, or set_info_flag */
+  uint32_t rt_traits; /* OMPEMU_RT_*, from __tgt_rtl_ompemu_runtime */
   struct exec_options exec;
   struct emu_device dev[EMU_MAX_DEVICES];
 };
