@@ -23,9 +23,10 @@
  *  - PENDING: list of live blocks whose poison is still owed (lazy).
  *  - STALE: treap of freed ranges whose poison is still owed (lazy).
  *  - STALE_LAST: the last small freed extent whose poison is still owed
- *    (lazy): a block allocated there before the next kernel (a loop that
- *    maps and unmaps a buffer, without a reuse delay) owes only what its
- *    first copy leaves, and nothing is filled twice.
+ *    (lazy, while one thread uses the arena): a block allocated there
+ *    before the next kernel (a loop that maps and unmaps a buffer, without
+ *    a reuse delay) owes only what its first copy leaves, and nothing is
+ *    filled twice.
  * Poison writing and the system calls happen under the lock, so a copy
  * never races with a fill of the same block. */
 #include "config.h"
@@ -758,10 +759,14 @@ int arena_free(struct emu_arena *a, void *ptr) {
        * bytes: its slack holds the poison still. */
       arena_fill(a, anode_start(n), n->size, 1);
       tag = now;
-    } else if (a->flags & ARENA_LAZY) {
+    } else if ((a->flags & ARENA_LAZY) && biaslock_held_fast(&a->lock)) {
+      /* One thread uses the arena.  With several, the next kernel would
+       * take the lock to pay (arena_settle), where they contend. */
       stale_last_set(a, n->key, n->len);
     } else {
-      arena_fill(a, n->key, n->len, 0);
+      arena_fill(a, n->key, n->len, lazy_asan(a));
+      if (a->flags & ARENA_LAZY)
+        tag = now;
     }
     n->born = tag;
     cool_insert(a, n);
