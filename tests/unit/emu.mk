@@ -35,6 +35,8 @@ tests_unit_test_arena_SOURCES = tests/unit/test_arena.c \
 	$(arena_unit_sources)
 tests_unit_test_arena_CFLAGS = $(emu_unit_cflags)
 tests_unit_test_arena_LDADD = $(emu_unit_ldadd)
+tests_unit_test_arena_LDFLAGS = -Wl,--wrap=asan_unpoison_hook \
+	-Wl,--wrap=asan_poison_hook
 tests_unit_test_arena_alloc_SOURCES = tests/unit/test_arena_alloc.c \
 	$(arena_unit_sources)
 tests_unit_test_arena_alloc_CFLAGS = $(emu_unit_cflags)
