@@ -15,21 +15,29 @@ struct exec_event *exec_event_create(void) {
   return ev;
 }
 
+/* The generation is published with its command already queued, under
+ * LOCK: a wait that sees it queues its own command behind the record's
+ * (were it ahead on a worker they share, that worker would wait for
+ * itself forever), and a record that cannot be queued publishes nothing
+ * (every later wait would hang). */
 int exec_event_record(struct exec_device *d, struct exec_event *ev,
                       struct exec_stream **sp) {
+  struct cmd *c = NULL;
+  if (sp && exec_pending(*sp) && !(c = exec_new_cmd(d, sp, NULL, CMD_EVSET)))
+    return -1;
   pthread_mutex_lock(&ev->lock);
   uint64_t gen = ++ev->recorded;
-  pthread_mutex_unlock(&ev->lock);
-  if (!sp || !exec_pending(*sp)) {
-    exec_event_reach(ev, gen);
-    return 0;
+  int rc = 0;
+  if (c) {
+    c->ev = ev;
+    c->gen = gen;
+    rc = exec_submit(d, c); /* queued only: the worker takes LOCK later */
+  } else {
+    ev->completed = gen; /* an idle queue: reached at once */
+    pthread_cond_broadcast(&ev->cond);
   }
-  struct cmd *c = exec_new_cmd(d, sp, NULL, CMD_EVSET);
-  if (!c)
-    return -1;
-  c->ev = ev;
-  c->gen = gen;
-  return exec_submit(d, c);
+  pthread_mutex_unlock(&ev->lock);
+  return rc;
 }
 
 int exec_event_wait(struct exec_device *d, struct exec_event *ev,
