@@ -66,7 +66,7 @@ tests_unit_test_exec_SOURCES = tests/unit/test_exec.c src/plugins/emu/exec.c \
 	src/plugins/emu/exec_observe.c $(emu_flang_rtl_sources)
 tests_unit_test_exec_CFLAGS = $(emu_unit_cflags)
 tests_unit_test_exec_LDADD = $(emu_unit_ldadd)
-tests_unit_test_exec_LDFLAGS = -Wl,--wrap=exec_new_cmd
+tests_unit_test_exec_LDFLAGS = -Wl,--wrap=exec_new_cmd -Wl,--wrap=free
 tests_unit_test_exec_wait_SOURCES = tests/unit/test_exec_wait.c \
 	$(tests_unit_test_exec_SOURCES:tests/unit/test_exec.c=)
 tests_unit_test_exec_wait_CFLAGS = $(emu_unit_cflags)

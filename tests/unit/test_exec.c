@@ -613,6 +613,80 @@ static void test_event_record_wait_race(void **state) {
   assert_int_equal(WEXITSTATUS(st), 0);
 }
 
+/* free, wrapped (-Wl,--wrap): WATCHED_EV is only noted as freed (and
+ * kept, so an access after it stays harmless here). */
+void __real_free(void *p);
+static void *watched_ev;
+static int ev_freed;
+void __wrap_free(void *p) {
+  if (p && p == watched_ev) {
+    ev_freed = 1;
+    return;
+  }
+  __real_free(p);
+}
+
+static void k_wait_on(void *flagp) {
+  while (!atomic_load((_Atomic int *)flagp))
+    usleep(100);
+}
+
+struct queue_wait {
+  struct exec_device *d;
+  struct exec_event *ev;
+  struct exec_stream *q;
+  _Atomic int *release;
+};
+static void *queue_wait_thread(void *arg) {
+  struct queue_wait *a = arg;
+  struct emu_devctx ctx = {5, NULL, 0, 0, 0};
+  void *args[1] = {(void *)a->release};
+  exec_launch(a->d, &a->q, (void *)k_wait_on, args, NULL, 1, &ctx, NULL);
+  exec_event_wait(a->d, a->ev, &a->q);
+  return NULL;
+}
+
+/* An event destroyed while another queue's wait for it is still queued
+ * (behind a kernel) lives until that wait has run: it was freed at once
+ * and the worker then locked freed memory. */
+static void test_event_destroy_wait_queued(void **state) {
+  (void)state;
+  struct exec_options o;
+  exec_read_options(&o);
+  o.workers = 2;
+  struct exec_device *bd = exec_device_create(5, &o);
+  struct exec_event *ev = exec_event_create();
+  assert_non_null(bd);
+  assert_non_null(ev);
+  static _Atomic int rel1, rel2;
+  atomic_store(&rel1, 0);
+  atomic_store(&rel2, 0);
+  struct emu_devctx ctx = {5, NULL, 0, 0, 0};
+  struct exec_stream *x = NULL; /* worker 0: this thread's */
+  void *a1[1] = {(void *)&rel1};
+  assert_int_equal(exec_launch(bd, &x, (void *)k_wait_on, a1, NULL, 1, &ctx,
+                               NULL), 0);
+  assert_int_equal(exec_event_record(bd, ev, &x), 0);
+  /* Worker 1 (another host thread's): a kernel, then a wait for EV. */
+  struct queue_wait qw = {bd, ev, NULL, &rel2};
+  pthread_t t;
+  pthread_create(&t, NULL, queue_wait_thread, &qw);
+  pthread_join(t, NULL);
+  atomic_store(&rel1, 1);
+  assert_int_equal(exec_event_sync(ev), 0);
+  watched_ev = ev;
+  ev_freed = 0;
+  assert_int_equal(exec_event_destroy(ev), 0);
+  assert_int_equal(ev_freed, 0); /* the queued wait still points at it */
+  atomic_store(&rel2, 1);
+  assert_int_equal(exec_sync(bd, &qw.q, NULL), 0);
+  assert_int_equal(ev_freed, 1);
+  watched_ev = NULL;
+  __real_free(ev);
+  assert_int_equal(exec_sync(bd, &x, NULL), 0);
+  assert_int_equal(exec_device_destroy(bd), 0);
+}
+
 /* An empty kernel, but counted: the latency test checks every launch ran. */
 static _Atomic long nempty;
 static void k_empty(void *a) {
@@ -680,6 +754,7 @@ int main(void) {
       cmocka_unit_test(test_kernel_faults),
       cmocka_unit_test(test_destroy_busy),
       cmocka_unit_test(test_event_record_wait_race),
+      cmocka_unit_test(test_event_destroy_wait_queued),
       cmocka_unit_test(test_latency),
   };
   return cmocka_run_group_tests_name("emu exec", tests, setup, teardown);

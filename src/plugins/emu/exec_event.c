@@ -11,8 +11,17 @@ struct exec_event *exec_event_create(void) {
   if (ev) {
     pthread_mutex_init(&ev->lock, NULL);
     pthread_cond_init(&ev->cond, NULL);
+    atomic_init(&ev->refs, 1);
   }
   return ev;
+}
+
+void exec_event_unref(struct exec_event *ev) {
+  if (atomic_fetch_sub_explicit(&ev->refs, 1, memory_order_acq_rel) != 1)
+    return;
+  pthread_cond_destroy(&ev->cond);
+  pthread_mutex_destroy(&ev->lock);
+  free(ev);
 }
 
 /* The generation is published with its command already queued, under
@@ -31,6 +40,7 @@ int exec_event_record(struct exec_device *d, struct exec_event *ev,
   if (c) {
     c->ev = ev;
     c->gen = gen;
+    atomic_fetch_add(&ev->refs, 1); /* the command's */
     rc = exec_submit(d, c); /* queued only: the worker takes LOCK later */
   } else {
     ev->completed = gen; /* an idle queue: reached at once */
@@ -57,6 +67,7 @@ int exec_event_wait(struct exec_device *d, struct exec_event *ev,
     return -1;
   c->ev = ev;
   c->gen = gen;
+  atomic_fetch_add(&ev->refs, 1); /* the command's */
   return exec_submit(d, c);
 }
 
@@ -71,12 +82,9 @@ int exec_event_sync(struct exec_event *ev) {
 int exec_event_destroy(struct exec_event *ev) {
   if (!ev)
     return 0;
-  exec_event_sync(ev); /* no queued command may still point at it */
-  /* The worker's last access is its unlock in event_reach. */
-  pthread_mutex_lock(&ev->lock);
-  pthread_mutex_unlock(&ev->lock);
-  pthread_cond_destroy(&ev->cond);
-  pthread_mutex_destroy(&ev->lock);
-  free(ev);
+  exec_event_sync(ev);
+  /* A wait queued on another stream may still be behind other work: the
+   * event goes with the last command that points at it. */
+  exec_event_unref(ev);
   return 0;
 }

@@ -94,13 +94,19 @@ struct exec_stream {
   struct cmd slot[NSLOT];
 };
 
-/* LOCK protects RECORDED and COMPLETED; COND signals COMPLETED. */
+/* LOCK protects RECORDED and COMPLETED; COND signals COMPLETED.  REFS:
+ * the owner's and one per queued command that points at it; the last one
+ * let go frees it (exec_event_unref). */
 struct exec_event {
   pthread_mutex_t lock;
   pthread_cond_t cond;
   uint64_t recorded;  /* generation of the last record */
   uint64_t completed; /* highest generation reached */
+  _Atomic int refs;
 };
+
+/* Let go of a reference to EV: freed with the last one. */
+void exec_event_unref(struct exec_event *ev);
 
 
 /* Generation GEN of EV is reached (a worker's CMD_EVSET, or at once). */
