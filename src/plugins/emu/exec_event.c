@@ -16,14 +16,6 @@ struct exec_event *exec_event_create(void) {
   return ev;
 }
 
-void exec_event_unref(struct exec_event *ev) {
-  if (atomic_fetch_sub_explicit(&ev->refs, 1, memory_order_acq_rel) != 1)
-    return;
-  pthread_cond_destroy(&ev->cond);
-  pthread_mutex_destroy(&ev->lock);
-  free(ev);
-}
-
 /* The generation is published with its command already queued, under
  * LOCK: a wait that sees it queues its own command behind the record's
  * (were it ahead on a worker they share, that worker would wait for
