@@ -6,6 +6,7 @@ emu_unit_ldadd = src/common/libompemu_common.la $(LIBFFI_LIBS) $(unit_ldadd)
 EXTRA_DIST += tests/unit/emu_testutil.h
 
 check_PROGRAMS += tests/unit/test_arena tests/unit/test_arena_check \
+	tests/unit/test_watch_race \
 	tests/unit/test_arena_alloc \
 	tests/unit/test_arena_extents tests/unit/test_arena_index \
 	tests/unit/test_exec \
@@ -13,6 +14,7 @@ check_PROGRAMS += tests/unit/test_arena tests/unit/test_arena_check \
 	tests/unit/test_devicertl tests/unit/test_plugin \
 	tests/unit/test_devicertl_flang tests/unit/test_fastmem
 TESTS += tests/unit/test_arena tests/unit/test_arena_check \
+	tests/unit/test_watch_race \
 	tests/unit/test_arena_alloc \
 	tests/unit/test_arena_extents tests/unit/test_arena_index \
 	tests/unit/test_exec \
@@ -35,6 +37,8 @@ tests_unit_test_arena_SOURCES = tests/unit/test_arena.c \
 	$(arena_unit_sources)
 tests_unit_test_arena_CFLAGS = $(emu_unit_cflags)
 tests_unit_test_arena_LDADD = $(emu_unit_ldadd)
+tests_unit_test_arena_LDFLAGS = -Wl,--wrap=asan_unpoison_hook \
+	-Wl,--wrap=asan_poison_hook
 tests_unit_test_arena_alloc_SOURCES = tests/unit/test_arena_alloc.c \
 	$(arena_unit_sources)
 tests_unit_test_arena_alloc_CFLAGS = $(emu_unit_cflags)
@@ -52,6 +56,11 @@ tests_unit_test_arena_index_SOURCES = tests/unit/test_arena_index.c \
 tests_unit_test_arena_index_CFLAGS = $(emu_unit_cflags)
 tests_unit_test_arena_index_LDADD = $(unit_ldadd)
 tests_unit_test_arena_check_LDADD = $(emu_unit_ldadd)
+tests_unit_test_watch_race_SOURCES = tests/unit/test_watch_race.c \
+	$(arena_unit_sources)
+tests_unit_test_watch_race_CFLAGS = $(emu_unit_cflags)
+tests_unit_test_watch_race_LDFLAGS = -Wl,--wrap=watch_fault
+tests_unit_test_watch_race_LDADD = $(emu_unit_ldadd)
 
 emu_flang_rtl_sources = src/plugins/emu/devicertl_flang.c \
 	src/plugins/emu/devicertl_league.c src/plugins/emu/devicertl_loops.c \
@@ -64,6 +73,7 @@ tests_unit_test_exec_SOURCES = tests/unit/test_exec.c src/plugins/emu/exec.c \
 	src/plugins/emu/exec_observe.c $(emu_flang_rtl_sources)
 tests_unit_test_exec_CFLAGS = $(emu_unit_cflags)
 tests_unit_test_exec_LDADD = $(emu_unit_ldadd)
+tests_unit_test_exec_LDFLAGS = -Wl,--wrap=exec_new_cmd -Wl,--wrap=free
 tests_unit_test_exec_wait_SOURCES = tests/unit/test_exec_wait.c \
 	$(tests_unit_test_exec_SOURCES:tests/unit/test_exec.c=)
 tests_unit_test_exec_wait_CFLAGS = $(emu_unit_cflags)

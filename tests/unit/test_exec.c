@@ -13,10 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "emu_testutil.h"
 #include "exec.h"
+#include "exec_internal.h"
 
 static struct exec_device *dev;
 
@@ -546,6 +548,145 @@ static void test_destroy_busy(void **state) {
   assert_int_equal(exec_device_destroy(bd), 0);
 }
 
+/* exec_new_cmd, wrapped (-Wl,--wrap; only exec_event.c's calls): armed, it
+ * runs OTHER first, as if another host thread ran then, between the start
+ * of a record and its command. */
+struct cmd *__real_exec_new_cmd(struct exec_device *d, struct exec_stream **sp,
+                                struct cmd *stack, enum cmd_kind kind);
+static void (*other)(void);
+struct cmd *__wrap_exec_new_cmd(struct exec_device *d, struct exec_stream **sp,
+                                struct cmd *stack, enum cmd_kind kind) {
+  void (*o)(void) = other;
+  other = NULL;
+  if (o)
+    o();
+  return __real_exec_new_cmd(d, sp, stack, kind);
+}
+
+static struct exec_device *race_dev;
+static struct exec_event *race_ev;
+static struct exec_stream *race_q;
+static void wait_on_race_q(void) {
+  exec_event_wait(race_dev, race_ev, &race_q);
+}
+
+/* A record publishes its generation only with its command queued: a wait
+ * on another queue of the same worker that saw the generation earlier
+ * queued its command ahead of the record's, and the worker waited for
+ * itself forever (a hang at the next synchronisation).  In a child, with
+ * a watchdog. */
+static void test_event_record_wait_race(void **state) {
+  (void)state;
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    alarm(20);
+    struct exec_options o;
+    exec_read_options(&o);
+    o.workers = 1;
+    race_dev = exec_device_create(4, &o);
+    race_ev = exec_event_create();
+    if (!race_dev || !race_ev)
+      _exit(2);
+    struct exec_stream *q = NULL;
+    struct emu_devctx ctx = {4, NULL, 0, 0, 0};
+    void *a[1] = {NULL};
+    atomic_store(&release_k, 0);
+    if (exec_launch(race_dev, &q, (void *)k_wait_release, a, NULL, 1, &ctx,
+                    NULL) != 0)
+      _exit(3);
+    other = wait_on_race_q;
+    if (exec_event_record(race_dev, race_ev, &q) != 0)
+      _exit(4);
+    atomic_store(&release_k, 1);
+    if (exec_sync(race_dev, &race_q, NULL) != 0 ||
+        exec_sync(race_dev, &q, NULL) != 0 ||
+        exec_event_destroy(race_ev) != 0 ||
+        exec_device_destroy(race_dev) != 0)
+      _exit(5);
+    _exit(0);
+  }
+  int st = 0;
+  assert_int_equal(waitpid(pid, &st, 0), pid);
+  assert_false(WIFSIGNALED(st)); /* SIGALRM: it hung */
+  assert_true(WIFEXITED(st));
+  assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+/* free, wrapped (-Wl,--wrap): WATCHED_EV is only noted as freed (and
+ * kept, so an access after it stays harmless here). */
+void __real_free(void *p);
+static void *watched_ev;
+static int ev_freed;
+void __wrap_free(void *p) {
+  if (p && p == watched_ev) {
+    ev_freed = 1;
+    return;
+  }
+  __real_free(p);
+}
+
+static void k_wait_on(void *flagp) {
+  while (!atomic_load((_Atomic int *)flagp))
+    usleep(100);
+}
+
+struct queue_wait {
+  struct exec_device *d;
+  struct exec_event *ev;
+  struct exec_stream *q;
+  _Atomic int *release;
+};
+static void *queue_wait_thread(void *arg) {
+  struct queue_wait *a = arg;
+  struct emu_devctx ctx = {5, NULL, 0, 0, 0};
+  void *args[1] = {(void *)a->release};
+  exec_launch(a->d, &a->q, (void *)k_wait_on, args, NULL, 1, &ctx, NULL);
+  exec_event_wait(a->d, a->ev, &a->q);
+  return NULL;
+}
+
+/* An event destroyed while another queue's wait for it is still queued
+ * (behind a kernel) lives until that wait has run: it was freed at once
+ * and the worker then locked freed memory. */
+static void test_event_destroy_wait_queued(void **state) {
+  (void)state;
+  struct exec_options o;
+  exec_read_options(&o);
+  o.workers = 2;
+  struct exec_device *bd = exec_device_create(5, &o);
+  struct exec_event *ev = exec_event_create();
+  assert_non_null(bd);
+  assert_non_null(ev);
+  static _Atomic int rel1, rel2;
+  atomic_store(&rel1, 0);
+  atomic_store(&rel2, 0);
+  struct emu_devctx ctx = {5, NULL, 0, 0, 0};
+  struct exec_stream *x = NULL; /* worker 0: this thread's */
+  void *a1[1] = {(void *)&rel1};
+  assert_int_equal(exec_launch(bd, &x, (void *)k_wait_on, a1, NULL, 1, &ctx,
+                               NULL), 0);
+  assert_int_equal(exec_event_record(bd, ev, &x), 0);
+  /* Worker 1 (another host thread's): a kernel, then a wait for EV. */
+  struct queue_wait qw = {bd, ev, NULL, &rel2};
+  pthread_t t;
+  pthread_create(&t, NULL, queue_wait_thread, &qw);
+  pthread_join(t, NULL);
+  atomic_store(&rel1, 1);
+  assert_int_equal(exec_event_sync(ev), 0);
+  watched_ev = ev;
+  ev_freed = 0;
+  assert_int_equal(exec_event_destroy(ev), 0);
+  assert_int_equal(ev_freed, 0); /* the queued wait still points at it */
+  atomic_store(&rel2, 1);
+  assert_int_equal(exec_sync(bd, &qw.q, NULL), 0);
+  assert_int_equal(ev_freed, 1);
+  watched_ev = NULL;
+  __real_free(ev);
+  assert_int_equal(exec_sync(bd, &x, NULL), 0);
+  assert_int_equal(exec_device_destroy(bd), 0);
+}
+
 /* An empty kernel, but counted: the latency test checks every launch ran. */
 static _Atomic long nempty;
 static void k_empty(void *a) {
@@ -612,6 +753,8 @@ int main(void) {
       cmocka_unit_test(test_launch_here),
       cmocka_unit_test(test_kernel_faults),
       cmocka_unit_test(test_destroy_busy),
+      cmocka_unit_test(test_event_record_wait_race),
+      cmocka_unit_test(test_event_destroy_wait_queued),
       cmocka_unit_test(test_latency),
   };
   return cmocka_run_group_tests_name("emu exec", tests, setup, teardown);

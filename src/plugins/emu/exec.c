@@ -232,9 +232,11 @@ static void run(struct worker *w, struct cmd *c) {
     break;
   case CMD_EVSET:
     exec_event_reach(c->ev, c->gen);
+    exec_event_unref(c->ev);
     break;
   case CMD_EVWAIT:
     exec_event_wait_gen(c->ev, c->gen);
+    exec_event_unref(c->ev);
     break;
   case CMD_MARK:
     break;

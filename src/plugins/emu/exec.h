@@ -115,7 +115,9 @@ int exec_pending(struct exec_stream *s);
 
 /* Events: RECORD marks the point reached by *STREAM's work (at once when
  * STREAM is NULL or idle); WAIT makes *STREAM's later work wait for the
- * last recorded point; SYNC makes the host wait for it. */
+ * last recorded point; SYNC makes the host wait for it.  DESTROY waits for
+ * the last record; a wait for the event still queued on another stream
+ * keeps it alive until it has run. */
 struct exec_event *exec_event_create(void);
 int exec_event_record(struct exec_device *d, struct exec_event *ev,
                       struct exec_stream **stream);

@@ -11,25 +11,35 @@ struct exec_event *exec_event_create(void) {
   if (ev) {
     pthread_mutex_init(&ev->lock, NULL);
     pthread_cond_init(&ev->cond, NULL);
+    atomic_init(&ev->refs, 1);
   }
   return ev;
 }
 
+/* The generation is published with its command already queued, under
+ * LOCK: a wait that sees it queues its own command behind the record's
+ * (were it ahead on a worker they share, that worker would wait for
+ * itself forever), and a record that cannot be queued publishes nothing
+ * (every later wait would hang). */
 int exec_event_record(struct exec_device *d, struct exec_event *ev,
                       struct exec_stream **sp) {
+  struct cmd *c = NULL;
+  if (sp && exec_pending(*sp) && !(c = exec_new_cmd(d, sp, NULL, CMD_EVSET)))
+    return -1;
   pthread_mutex_lock(&ev->lock);
   uint64_t gen = ++ev->recorded;
-  pthread_mutex_unlock(&ev->lock);
-  if (!sp || !exec_pending(*sp)) {
-    exec_event_reach(ev, gen);
-    return 0;
+  int rc = 0;
+  if (c) {
+    c->ev = ev;
+    c->gen = gen;
+    atomic_fetch_add(&ev->refs, 1); /* the command's */
+    rc = exec_submit(d, c); /* queued only: the worker takes LOCK later */
+  } else {
+    ev->completed = gen; /* an idle queue: reached at once */
+    pthread_cond_broadcast(&ev->cond);
   }
-  struct cmd *c = exec_new_cmd(d, sp, NULL, CMD_EVSET);
-  if (!c)
-    return -1;
-  c->ev = ev;
-  c->gen = gen;
-  return exec_submit(d, c);
+  pthread_mutex_unlock(&ev->lock);
+  return rc;
 }
 
 int exec_event_wait(struct exec_device *d, struct exec_event *ev,
@@ -49,6 +59,7 @@ int exec_event_wait(struct exec_device *d, struct exec_event *ev,
     return -1;
   c->ev = ev;
   c->gen = gen;
+  atomic_fetch_add(&ev->refs, 1); /* the command's */
   return exec_submit(d, c);
 }
 
@@ -63,12 +74,9 @@ int exec_event_sync(struct exec_event *ev) {
 int exec_event_destroy(struct exec_event *ev) {
   if (!ev)
     return 0;
-  exec_event_sync(ev); /* no queued command may still point at it */
-  /* The worker's last access is its unlock in event_reach. */
-  pthread_mutex_lock(&ev->lock);
-  pthread_mutex_unlock(&ev->lock);
-  pthread_cond_destroy(&ev->cond);
-  pthread_mutex_destroy(&ev->lock);
-  free(ev);
+  exec_event_sync(ev);
+  /* A wait queued on another stream may still be behind other work: the
+   * event goes with the last command that points at it. */
+  exec_event_unref(ev);
   return 0;
 }

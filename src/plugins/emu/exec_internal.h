@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #define MAX_WORKERS 16
 #define INLINE_ARGS 8
@@ -94,13 +95,17 @@ struct exec_stream {
   struct cmd slot[NSLOT];
 };
 
-/* LOCK protects RECORDED and COMPLETED; COND signals COMPLETED. */
+/* LOCK protects RECORDED and COMPLETED; COND signals COMPLETED.  REFS:
+ * the owner's and one per queued command that points at it; the last one
+ * let go frees it (exec_event_unref). */
 struct exec_event {
   pthread_mutex_t lock;
   pthread_cond_t cond;
   uint64_t recorded;  /* generation of the last record */
   uint64_t completed; /* highest generation reached */
+  _Atomic int refs;
 };
+
 
 
 /* Generation GEN of EV is reached (a worker's CMD_EVSET, or at once). */
@@ -110,6 +115,17 @@ static inline void exec_event_reach(struct exec_event *ev, uint64_t gen) {
     ev->completed = gen;
   pthread_cond_broadcast(&ev->cond);
   pthread_mutex_unlock(&ev->lock);
+}
+
+/* Let go of a reference to EV: freed with the last one.  Inline, as
+ * exec_event_reach: exec.c and exec_event.c both let go of events, and
+ * exec_event.c calls exec.c (no cycle between the two files). */
+static inline void exec_event_unref(struct exec_event *ev) {
+  if (atomic_fetch_sub_explicit(&ev->refs, 1, memory_order_acq_rel) != 1)
+    return;
+  pthread_cond_destroy(&ev->cond);
+  pthread_mutex_destroy(&ev->lock);
+  free(ev);
 }
 
 /* Wait until generation GEN of EV is reached. */

@@ -142,6 +142,8 @@ static void on_fault(int sig, siginfo_t *si, void *uc) {
     if (watch_fault(x, (g[REG_ERR] & 2) != 0, (const void *)ip, by_kernel,
                     uc))
       return; /* a watched page (watch.c): retried, now accessible */
+    if (hit && watch_retry(x))
+      return; /* its watch ended after the fault: retried once */
   }
 #endif
   if (!hit && !is_alias && !in_device_code(uc)) {

@@ -37,6 +37,11 @@
  * valgrind ignores the trap flag, so exact watches are refused under it
  * (the runtime then counts the kernel as reading the bytes).
  *
+ * A fault no watch claims, on an arena page, taken while a watch ended
+ * (its kernel returned between the fault and the handler's look-up of the
+ * table) is retried once per thread, address and watch ended
+ * (watch_retry): a real fault comes back and is reported then.
+ *
  * Locks: watch_lock serialises starting and ending watches; the fault
  * handler reads the table with atomic loads only, and takes step_lock (a
  * spin lock: no thread holds it across anything that can fault) for the
@@ -84,6 +89,14 @@ static struct watch watches[MAX_WATCHES];
 static _Atomic int nactive;
 static pthread_mutex_t watch_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_t owner; /* the thread whose blocks are watched (nactive) */
+/* Watches ended (watch_retry); the threads that retried a fault, last. */
+#define MAX_RETRY 64
+static _Atomic unsigned long ended;
+static struct {
+  _Atomic long tid;
+  uintptr_t x;
+  unsigned long ended;
+} retried[MAX_RETRY];
 
 static uintptr_t page_size(void) { return (uintptr_t)sysconf(_SC_PAGESIZE); }
 
@@ -316,6 +329,22 @@ static int read_modify_write(const unsigned char *ip) {
   return 0;
 }
 
+int watch_retry(uintptr_t x) {
+  unsigned long e = atomic_load(&ended);
+  if (!e)
+    return 0;
+  long tid = syscall(SYS_gettid);
+  int k = (int)((unsigned long)tid % MAX_RETRY);
+  if (atomic_load(&retried[k].tid) == tid && retried[k].x == x &&
+      retried[k].ended == e)
+    return 0; /* retried since the last watch ended: a real fault */
+  atomic_store(&retried[k].tid, 0);
+  retried[k].x = x;
+  retried[k].ended = e;
+  atomic_store(&retried[k].tid, tid);
+  return 1;
+}
+
 int watch_active(uintptr_t x) {
   if (!atomic_load(&nactive))
     return 0;
@@ -416,6 +445,7 @@ int watch_stop(int32_t dev, uintptr_t t, int64_t *first_read) {
                    OMPEMU_PTR ") was given up after %d stepped accesses to "
                    "its page", dev, OMPEMU_P(w->tgt),
                    OMPEMU_P(w->tgt + w->size), WATCH_STEP_BUDGET);
+    atomic_fetch_add(&ended, 1); /* before the slot is free: watch_retry */
     atomic_store(&w->lo, 0);
     atomic_fetch_sub(&nactive, 1);
     rc = 0;

@@ -34,6 +34,12 @@ int watch_stop(int32_t dev, uintptr_t t, int64_t *first_read);
 int watch_fault(uintptr_t x, int is_write, const void *ip, int by_kernel,
                 void *uc);
 
+/* For fault.c: a fault at X on an arena page that no watch claims (watch_fault
+ * 0).  A watch ended since X last faulted on this thread (it ended between
+ * the fault and the look-up, and the page may be accessible now): 1, the
+ * access is to be retried once more.  0: report it. */
+int watch_retry(uintptr_t x);
+
 /* X lies on the pages of a block watched now. */
 int watch_active(uintptr_t x);
 
