@@ -80,8 +80,10 @@ struct cedge { /* a device pointer stored in a block: attached pointee */
 struct cblock {
   int32_t dev;
   uintptr_t tgt, size;   /* device range */
-  /* the live tree (check_blocks.c), next to the key: a lookup's walk
-   * reads one cache line per node */
+  /* the table of live blocks (check_blocks.c), next to the key: the
+   * blocks starting in the same 4 KiB bucket, by start; the tree of those
+   * that end in a later bucket (a walk reads one cache line per node) */
+  struct cblock *next_in_bucket;
   struct cblock *left, *right, *up;
   uint64_t prio;
   uintptr_t hst;         /* host begin (0: none) */
@@ -132,7 +134,7 @@ struct cblock {
   uint64_t sync_hash;    /* host bytes at the last transfer; 0 unknown */
   int sync_known, stale_reported;
   struct cblock *next_global;
-  struct cblock *next_freed; /* freed list, newest first */
+  struct cblock *next_freed; /* records given back, for reuse */
 };
 
 /* Live block of device DEV containing TGT (or NULL). */
