@@ -63,6 +63,9 @@ struct line {
 static struct line *lines;
 static size_t nlines;
 static int32_t *line_slot; /* LINE_SLOTS indexes into LINES, -1 empty */
+/* Per class, 1 + the index of the line counted last (0: none): a loop
+ * counts the same line again and again. */
+static size_t last_line[R_NCLASSES];
 static unsigned long long other_bytes[R_NCLASSES];
 static unsigned long other_count[R_NCLASSES];
 static unsigned long long total_bytes[R_NCLASSES];
@@ -138,6 +141,15 @@ static void add_line(enum rclass c, const char *var, uintptr_t hst,
   /* a name: the same line whatever the host range */
   if (named(var))
     hst = size = 0;
+  if (last_line[c]) {
+    struct line *l = &lines[last_line[c] - 1];
+    if (l->var == var && l->hst == hst && l->size == size &&
+        l->where == where) {
+      l->count++;
+      l->bytes += bytes;
+      return;
+    }
+  }
   if (!line_slot) {
     lines = calloc(MAX_LINES, sizeof *lines);
     line_slot = malloc(LINE_SLOTS * sizeof *line_slot);
@@ -158,6 +170,7 @@ static void add_line(enum rclass c, const char *var, uintptr_t hst,
         l->where == where) {
       l->count++;
       l->bytes += bytes;
+      last_line[c] = (size_t)line_slot[j] + 1;
       return;
     }
   }
@@ -171,6 +184,7 @@ static void add_line(enum rclass c, const char *var, uintptr_t hst,
   }
   lines[nlines] = (struct line){c, var, hst, size, where, copy, 1, bytes};
   line_slot[j] = (int32_t)nlines++;
+  last_line[c] = nlines;
 }
 
 /* A copy of SIZE bytes at host HST of block B whose bytes hash as the
@@ -184,9 +198,17 @@ static void note_copy(enum rclass kind, struct cregion *r, struct cblock *b,
   struct hist *x = history(b->dev, hst, size);
   if (!x)
     return;
-  if (x->hash == h)
-    add_line(kind, check_intern(var ? var : b->var), hst, size,
-             r ? r->where : "unknown location", size);
+  if (x->hash == h) {
+    /* Interned names never change: the last answer holds. */
+    static const char *last_key, *last_name;
+    const char *key = var ? var : b->var;
+    if (key != last_key || !last_name) {
+      last_name = check_intern(key);
+      last_key = key;
+    }
+    add_line(kind, last_name, hst, size, r ? r->where : "unknown location",
+             size);
+  }
   x->hash = h;
 }
 
@@ -268,6 +290,7 @@ static int gone_at_exit(struct cblock *b, void *arg) {
 
 void report_print(void) {
   cb_foreach(gone_at_exit, NULL); /* mappings still there at exit */
+  memset(last_line, 0, sizeof last_line); /* the lines move */
   if (nlines)
     qsort(lines, nlines, sizeof *lines, cmp_lines);
   ompemu_raw("ompemu report: data movement\n");
