@@ -82,8 +82,14 @@ static void drop_block(struct cblock *b) {
 
 static uintptr_t bucket_of(uintptr_t x) { return x >> BUCKET_SHIFT; }
 
+/* SLOT_RUN buckets in a row have slots in a row (blocks allocated one
+ * after another share a cache line of the table); the runs are spread by
+ * a hash.  Longer runs would keep more order, but a run's slots are taken
+ * by every run that hashes there: a dense run over another fills both. */
+#define SLOT_RUN 8
 static size_t slot_of(uintptr_t bucket, size_t cap) {
-  return (size_t)(bucket * 0x9e3779b97f4a7c15ull >> 32) & (cap - 1);
+  uint64_t run = (uint64_t)(bucket / SLOT_RUN) * 0x9e3779b97f4a7c15ull >> 32;
+  return (size_t)(run * SLOT_RUN + bucket % SLOT_RUN) & (cap - 1);
 }
 
 static uintptr_t end_of(const struct cblock *b) {
@@ -402,12 +408,16 @@ struct cblock *cb_find_freed(int32_t dev, uintptr_t tgt) {
  * blocks of the same sizes again and again: no malloc and free per
  * block).  Blocks of up to EXPECT_CLASS_MAX bytes get buffers of a
  * multiple of EXPECT_CLASS bytes, kept per multiple, EXPECT_KEPT bytes of
- * them at most in all (a free list through their first word); the last
+ * them at most in all (a stack of pointers per multiple: taking one
+ * touches no buffer, which may have left the cache long ago); the last
  * larger one is kept for the next block of its size. */
 #define EXPECT_CLASS 64
 #define EXPECT_CLASS_MAX 4096
 #define EXPECT_KEPT ((size_t)1 << 20)
-static void *expect_free[EXPECT_CLASS_MAX / EXPECT_CLASS];
+static struct {
+  void **v;
+  size_t n, cap;
+} expect_free[EXPECT_CLASS_MAX / EXPECT_CLASS];
 static size_t expect_kept;
 static unsigned char *spare_expect;
 static uintptr_t spare_expect_size;
@@ -428,29 +438,39 @@ static unsigned char *expect_get(uintptr_t size) {
     }
     return malloc(size);
   }
-  void *x = expect_free[c];
-  if (!x)
+  if (!expect_free[c].n)
     return malloc((size_t)(c + 1) * EXPECT_CLASS);
-  memcpy(&expect_free[c], x, sizeof(void *));
   expect_kept -= (size_t)(c + 1) * EXPECT_CLASS;
-  return x;
+  return expect_free[c].v[--expect_free[c].n];
 }
 
 /* Keep X, the expected bytes of a block of SIZE bytes, or free it. */
 static void expect_put(unsigned char *x, uintptr_t size) {
   int c = expect_class(size);
-  size_t len = (size_t)(c + 1) * EXPECT_CLASS;
   if (c < 0) {
     free(spare_expect);
     spare_expect = x;
     spare_expect_size = size;
-  } else if (expect_kept + len <= EXPECT_KEPT) {
-    memcpy(x, &expect_free[c], sizeof(void *));
-    expect_free[c] = x;
-    expect_kept += len;
-  } else {
-    free(x);
+    return;
   }
+  size_t len = (size_t)(c + 1) * EXPECT_CLASS;
+  __typeof__(&expect_free[0]) k = &expect_free[c];
+  if (expect_kept + len > EXPECT_KEPT) {
+    free(x);
+    return;
+  }
+  if (k->n == k->cap) {
+    size_t nc = k->cap ? 2 * k->cap : 64;
+    void **v = realloc(k->v, nc * sizeof *v);
+    if (!v) {
+      free(x);
+      return;
+    }
+    k->v = v;
+    k->cap = nc;
+  }
+  k->v[k->n++] = x;
+  expect_kept += len;
 }
 
 static void release(struct cblock *b) {

@@ -36,12 +36,13 @@ static const char *class_title[R_NCLASSES] = {
     "stale device data kept (map with to of data still mapped, changed on "
     "the host since: `target update to` or map(always, to:) sends it)"};
 
-/* Last known contents per (device, host begin, size). */
+/* Last known contents per (device, host begin, size): 32 bytes, two a
+ * cache line. */
 struct hist {
   uintptr_t hst, size;
-  int32_t dev;
-  int used;
   uint64_t hash; /* 0: none yet */
+  int32_t dev;
+  int32_t used;
 };
 static struct hist *htab;
 static size_t hcap, hused;
@@ -85,9 +86,14 @@ static size_t key_slot(const uint64_t *k, int n, size_t cap) {
   return h & (cap - 1); /* CAP: a power of two */
 }
 
+/* Ranges whose starts lie within HIST_RUN * 64 bytes of one another (of
+ * one size and device) have slots in a row, in the order of their starts:
+ * a loop over the sections of an array reads the table in order. */
+#define HIST_RUN 8
 static size_t hslot(int32_t dev, uintptr_t hst, uintptr_t size, size_t cap) {
-  uint64_t k[3] = {hst, size, (uint64_t)dev};
-  return key_slot(k, 3, cap);
+  uint64_t k[3] = {hst / 64 / HIST_RUN, size, (uint64_t)dev};
+  return (key_slot(k, 3, cap / HIST_RUN) * HIST_RUN + hst / 64 % HIST_RUN) &
+         (cap - 1);
 }
 
 /* Whether VAR names the variable (flang's "unknown" does not); the last
@@ -194,6 +200,10 @@ static void note_copy(enum rclass kind, struct cregion *r, struct cblock *b,
                       const uint64_t *hash) {
   if (!report_hashes(b, size))
     return;
+  /* The range's history (a miss with many ranges) is fetched while the
+   * bytes are hashed. */
+  if (hcap)
+    __builtin_prefetch(&htab[hslot(b->dev, hst, size, hcap)]);
   uint64_t h = hash ? *hash : check_hash((const void *)hst, size);
   struct hist *x = history(b->dev, hst, size);
   if (!x)
