@@ -520,7 +520,6 @@ struct cblock *cb_add(int32_t dev, uintptr_t tgt, uintptr_t size,
   b->size = size;
   b->kind = kind;
   b->alloc_seq = ++seq;
-  b->prio = prio_of(tgt);
   /* A block the table missed the end of (a free it did not see): gone. */
   struct cblock *old;
   while ((old = t_overlap(t, tgt, end_of(b))) != NULL) {
@@ -536,8 +535,10 @@ struct cblock *cb_add(int32_t dev, uintptr_t tgt, uintptr_t size,
                  OMPEMU_PTR " of device %d", OMPEMU_P(tgt), (int)dev);
     return NULL;
   }
-  if (spans(b))
+  if (spans(b)) {
+    b->prio = prio_of(tgt);
     t_insert(t, b);
+  }
   if (!t->nlive++ || tgt < t->lo)
     t->lo = tgt;
   if (end_of(b) > t->hi)
