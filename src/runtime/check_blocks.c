@@ -61,10 +61,22 @@ static struct cblock tomb_block;
 /* Block records given back, for reuse (one allocation per block saved). */
 static struct cblock *spare;
 
+/* Records come in chunks, each in whole cache lines of its own. */
+#define RECORD_BYTES ((sizeof(struct cblock) + 63) / 64 * 64)
+#define RECORDS_PER_CHUNK 64
+
 static struct cblock *new_block(void) {
   struct cblock *b = spare;
-  if (!b)
-    return calloc(1, sizeof *b);
+  if (!b) {
+    char *c = aligned_alloc(64, RECORD_BYTES * RECORDS_PER_CHUNK);
+    if (!c)
+      return NULL;
+    for (int i = RECORDS_PER_CHUNK - 1; i >= 0; i--) {
+      b = (struct cblock *)(c + (size_t)i * RECORD_BYTES);
+      b->next_freed = spare;
+      spare = b;
+    }
+  }
   spare = b->next_freed;
   /* Given back long ago when many blocks come and go (it is the last one
    * freed): fetched while this one is filled. */
