@@ -77,20 +77,23 @@ struct cedge { /* a device pointer stored in a block: attached pointee */
   struct cedge *next;
 };
 
+/* 240 bytes: in four cache lines (check_blocks.c allocates them aligned);
+ * the flags are bytes. */
 struct cblock {
   int32_t dev;
+  enum cblock_kind kind;
   uintptr_t tgt, size;   /* device range */
-  /* the live tree (check_blocks.c), next to the key: a lookup's walk
-   * reads one cache line per node */
+  /* the table of live blocks (check_blocks.c), next to the key: the
+   * blocks starting in the same 4 KiB bucket, by start; the tree of those
+   * that end in a later bucket (a walk reads one cache line per node) */
+  struct cblock *next_in_bucket;
   struct cblock *left, *right, *up;
   uint64_t prio;
   uintptr_t hst;         /* host begin (0: none) */
-  enum cblock_kind kind;
   const char *var;       /* interned map name or global name, or NULL */
   int64_t maptype;       /* of the entry that created the mapping */
   const char *mapped_at; /* interned "file:line" of that construct */
   const char *freed_at;  /* ... of the construct that removed it */
-  int freed;
   uint64_t alloc_seq;    /* n-th allocation of the process */
   /* check mode */
   unsigned char *expect; /* device content as the runtime last knew it:
@@ -100,12 +103,26 @@ struct cblock {
                             changes on the device); NULL until needed */
   unsigned char *ptrmap; /* bit per 8-byte word: the device holds a
                             pointer the runtime put there (attached, alias) */
-  int initialized;       /* every byte was written by a copy or kernel */
-  int partly_written;    /* some byte was (seen at a kernel's start): not
-                            to be watched for reads again */
-  int uninit_reported;   /* a finding about its poison was made */
-  int before_start_reported; /* a kernel read before it (check_slack.c) */
-  int lost_reported;     /* ... about a lost result */
+  unsigned char freed;
+  unsigned char initialized; /* every byte was written by a copy or kernel */
+  unsigned char partly_written; /* some byte was (seen at a kernel's
+                                   start): not to be watched for reads
+                                   again */
+  unsigned char uninit_reported; /* a finding about its poison was made */
+  unsigned char before_start_reported; /* a kernel read before it
+                                          (check_slack.c) */
+  unsigned char lost_reported; /* ... about a lost result */
+  unsigned char kernel_transfer; /* a kernel reached it through a map entry
+                                    of its own construct that moves data
+                                    (to, from, implicit) or through none:
+                                    not only through an explicit
+                                    map(alloc:) */
+  unsigned char chose_back; /* a `target update from` copied (part of) it
+                               back since the last kernel reached it: what
+                               it left on the device, it left on purpose */
+  unsigned char used;    /* report: reached by a kernel (argument or
+                            pointee) */
+  unsigned char sync_known, stale_reported; /* globals (check mode) */
   char *pending_lost;    /* a "results not copied back" finding made when
                             no later copy brings [pending_hst, +size) back
                             before the mapping goes or the program ends */
@@ -113,26 +130,17 @@ struct cblock {
   char *pending_uninit;  /* an uninitialized read of scratch its kernel
                             then wrote in full: a finding once its bytes
                             are copied to the host, dropped if never */
-  int kernel_transfer;   /* a kernel reached it through a map entry of its
-                            own construct that moves data (to, from,
-                            implicit) or through none: not only through
-                            an explicit map(alloc:) */
-  int chose_back;        /* a `target update from` copied (part of) it
-                            back since the last kernel reached it: what
-                            it left on the device, it left on purpose */
   uint64_t synced;       /* check_dev_epoch when a copy of the whole block
                             to the host made EXPECT its device bytes */
   const char *last_kernel; /* interned name of the last kernel it reached */
   const char *last_kernel_at;
   /* report */
-  int used;              /* reached by a kernel (argument or pointee) */
   uint64_t mark;         /* traversal epoch */
   struct cedge *edges;
   /* globals (check mode) */
   uint64_t sync_hash;    /* host bytes at the last transfer; 0 unknown */
-  int sync_known, stale_reported;
   struct cblock *next_global;
-  struct cblock *next_freed; /* freed list, newest first */
+  struct cblock *next_freed; /* records given back, for reuse */
 };
 
 /* Live block of device DEV containing TGT (or NULL). */

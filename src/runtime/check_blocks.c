@@ -1,15 +1,19 @@
 /* The checking mode's table of device blocks (check.h): every block the
  * runtime allocated (mapped data, private buffers, omp_target_alloc) and
- * every declare-target global, per device, in a treap keyed by the
- * start of the device range (live blocks never overlap; the links, a
- * parent link among them so that a free takes a block out without a walk
- * from the root, are in the block, so adding one allocates nothing;
- * priorities are a hash of the start, so the shape is the same every run)
- * and, for the lookups of a block's own start (most of them: allocation,
- * free, map decisions, whole-block copies), a hash by start address;
- * freed blocks are kept, newest first, for naming what a stale pointer
- * points into.  Everything here runs under check_lock and calls nothing of
- * the other check files. */
+ * every declare-target global, per device.  Live blocks never overlap.
+ * They are found by the 4 KiB bucket their start lies in: an open hash of
+ * buckets, each the list of the blocks starting there, by start.  In
+ * check mode the emu plugin gives every block a page of its own, so a
+ * list holds one block and any lookup inside it is one probe, whatever
+ * the number of blocks.  The blocks that end in a later bucket are also
+ * in a treap keyed by start, for the addresses past their first bucket
+ * (the links, a parent link among them so that a free takes a block out
+ * without a walk from the root, are in the block, so adding one allocates
+ * nothing; priorities are a hash of the start, so the shape is the same
+ * every run).  What names a freed block is kept, newest first, for naming
+ * what a stale pointer points into; its record is used again at once
+ * (while in the cache).  Everything here runs under check_lock and
+ * calls nothing of the other check files. */
 #define _GNU_SOURCE
 #include "config.h"
 #include "check.h"
@@ -21,12 +25,28 @@
 /* Freed blocks remembered per device (then forgotten, oldest first). */
 #define FREED_KEPT 4096
 
+/* What names a freed block (check_block_words, use_after_free). */
+struct ghost {
+  uintptr_t tgt, size, hst;
+  const char *var, *freed_at;
+  int32_t dev;
+  enum cblock_kind kind;
+};
+
+#define BUCKET_SHIFT 12
+/* Buckets between the ends of a range looked at one by one for the blocks
+ * starting there, at most (else the whole table is). */
+#define BUCKET_SCAN_MAX 64
+
 struct devtab {
-  struct cblock *live;        /* treap root */
-  struct cblock **byaddr;     /* open hash by tgt (NULL empty, TOMB gone) */
+  struct cblock *big;         /* treap root: the blocks spanning buckets */
+  struct cblock **bucket;     /* open hash by bucket: the list of its blocks
+                                 (NULL empty, TOMB gone) */
   size_t cap, used;           /* used counts tombstones */
+  size_t nlive;
+  uintptr_t lo, hi;           /* live blocks lie in [lo, hi) */
   struct cblock *globals;
-  struct cblock *freed[FREED_KEPT]; /* ring, newest at freed_head - 1 */
+  struct ghost freed[FREED_KEPT]; /* ring, newest at freed_head - 1 */
   unsigned freed_head, nfreed;
   uintptr_t freed_lo, freed_hi; /* the span of every block ever freed */
 };
@@ -41,13 +61,25 @@ static struct cblock tomb_block;
 /* Block records given back, for reuse (one allocation per block saved). */
 static struct cblock *spare;
 
+/* Records come in chunks, each in whole cache lines of its own. */
+#define RECORD_BYTES ((sizeof(struct cblock) + 63) / 64 * 64)
+#define RECORDS_PER_CHUNK 64
+
 static struct cblock *new_block(void) {
   struct cblock *b = spare;
-  if (!b)
-    return calloc(1, sizeof *b);
+  if (!b) {
+    char *c = aligned_alloc(64, RECORD_BYTES * RECORDS_PER_CHUNK);
+    if (!c)
+      return NULL;
+    for (int i = RECORDS_PER_CHUNK - 1; i >= 0; i--) {
+      b = (struct cblock *)(c + (size_t)i * RECORD_BYTES);
+      b->next_freed = spare;
+      spare = b;
+    }
+  }
   spare = b->next_freed;
-  /* The next record given back left the cache long ago (it was freed
-   * FREED_KEPT frees before): fetched while this one is filled. */
+  /* Given back long ago when many blocks come and go (it is the last one
+   * freed): fetched while this one is filled. */
   if (spare)
     for (size_t o = 0; o < sizeof *spare; o += 64)
       __builtin_prefetch((char *)spare + o, 1);
@@ -60,64 +92,121 @@ static void drop_block(struct cblock *b) {
   spare = b;
 }
 
-static size_t slot_of(uintptr_t tgt, size_t cap) {
-  return (size_t)((tgt >> 3) * 0x9e3779b97f4a7c15ull >> 17) & (cap - 1);
+static uintptr_t bucket_of(uintptr_t x) { return x >> BUCKET_SHIFT; }
+
+/* SLOT_RUN buckets in a row have slots in a row (blocks allocated one
+ * after another share a cache line of the table); the runs are spread by
+ * a hash.  Longer runs would keep more order, but a run's slots are taken
+ * by every run that hashes there: a dense run over another fills both. */
+#define SLOT_RUN 8
+static size_t slot_of(uintptr_t bucket, size_t cap) {
+  uint64_t run = (uint64_t)(bucket / SLOT_RUN) * 0x9e3779b97f4a7c15ull >> 32;
+  return (size_t)(run * SLOT_RUN + bucket % SLOT_RUN) & (cap - 1);
 }
 
-/* The live block starting at TGT, from the hash. */
-static struct cblock *by_start(const struct devtab *t, uintptr_t tgt) {
+static uintptr_t end_of(const struct cblock *b) {
+  return b->tgt + (b->size ? b->size : 1); /* an empty block: one byte */
+}
+
+/* B ends in a later bucket than the one it starts in. */
+static int spans(const struct cblock *b) {
+  return bucket_of(b->tgt) != bucket_of(end_of(b) - 1);
+}
+
+/* The slot holding the list of the blocks starting in BUCKET, or NULL. */
+static struct cblock **head_of(const struct devtab *t, uintptr_t bucket) {
   if (!t->cap)
     return NULL;
-  for (size_t j = slot_of(tgt, t->cap);; j = (j + 1) & (t->cap - 1)) {
-    struct cblock *b = t->byaddr[j];
+  for (size_t j = slot_of(bucket, t->cap);; j = (j + 1) & (t->cap - 1)) {
+    struct cblock *b = t->bucket[j];
     if (!b)
       return NULL;
-    if (b != TOMB && b->tgt == tgt)
-      return b;
+    if (b != TOMB && bucket_of(b->tgt) == bucket)
+      return &t->bucket[j];
   }
 }
 
-static void hash_put(struct devtab *t, struct cblock *b) {
+/* The live block starting in X's bucket with the greatest start <= X. */
+static struct cblock *floor_in_bucket(const struct devtab *t, uintptr_t x) {
+  struct cblock **h = head_of(t, bucket_of(x)), *best = NULL;
+  for (struct cblock *b = h ? *h : NULL; b && b->tgt <= x;
+       b = b->next_in_bucket)
+    best = b;
+  return best;
+}
+
+/* Put B in the list of its bucket; -1 when the table is full and cannot
+ * grow. */
+static int hash_put(struct devtab *t, struct cblock *b) {
   if ((t->used + 1) * 2 > t->cap) {
-    /* Full of tombstones or of blocks: rebuilt at the same size when at
-     * most a quarter of the slots hold live blocks, else twice as big, so
-     * the table follows the live blocks, not every block ever added. */
+    /* Full of tombstones or of lists: rebuilt at the same size when at
+     * most a quarter of the slots hold lists, else twice as big, so the
+     * table follows the live blocks, not every block ever added. */
     size_t live = 0;
     for (size_t i = 0; i < t->cap; i++)
-      live += t->byaddr[i] && t->byaddr[i] != TOMB;
+      live += t->bucket[i] && t->bucket[i] != TOMB;
     size_t nc = !t->cap ? 256 : (live + 1) * 4 <= t->cap ? t->cap : t->cap * 2;
     struct cblock **n = calloc(nc, sizeof *n);
-    if (!n)
-      return; /* lookups fall back to the tree */
-    for (size_t i = 0; i < t->cap; i++)
-      if (t->byaddr[i] && t->byaddr[i] != TOMB) {
-        size_t j = slot_of(t->byaddr[i]->tgt, nc);
-        while (n[j])
-          j = (j + 1) & (nc - 1);
-        n[j] = t->byaddr[i];
-      }
-    free(t->byaddr);
-    t->byaddr = n;
-    t->cap = nc;
-    t->used = live;
+    if (n) {
+      for (size_t i = 0; i < t->cap; i++)
+        if (t->bucket[i] && t->bucket[i] != TOMB) {
+          size_t j = slot_of(bucket_of(t->bucket[i]->tgt), nc);
+          while (n[j])
+            j = (j + 1) & (nc - 1);
+          n[j] = t->bucket[i];
+        }
+      free(t->bucket);
+      t->bucket = n;
+      t->cap = nc;
+      t->used = live;
+    } else if (t->used + 1 >= t->cap) {
+      return -1; /* fuller only: a probe must meet an empty slot */
+    }
   }
-  size_t j = slot_of(b->tgt, t->cap);
-  while (t->byaddr[j] && t->byaddr[j] != TOMB)
-    j = (j + 1) & (t->cap - 1);
-  if (!t->byaddr[j])
-    t->used++;
-  t->byaddr[j] = b;
+  uintptr_t k = bucket_of(b->tgt);
+  size_t tomb = t->cap;
+  for (size_t j = slot_of(k, t->cap);; j = (j + 1) & (t->cap - 1)) {
+    struct cblock *h = t->bucket[j];
+    if (!h) {
+      if (tomb == t->cap) {
+        tomb = j;
+        t->used++;
+      }
+      break;
+    }
+    if (h == TOMB) {
+      if (tomb == t->cap)
+        tomb = j;
+      continue;
+    }
+    if (bucket_of(h->tgt) == k) {
+      struct cblock **at = &t->bucket[j];
+      while (*at && (*at)->tgt < b->tgt)
+        at = &(*at)->next_in_bucket;
+      b->next_in_bucket = *at;
+      *at = b;
+      return 0;
+    }
+  }
+  b->next_in_bucket = NULL;
+  t->bucket[tomb] = b;
+  return 0;
 }
 
-static void hash_drop(struct devtab *t, struct cblock *b) {
-  if (!t->cap)
-    return;
-  for (size_t j = slot_of(b->tgt, t->cap); t->byaddr[j];
-       j = (j + 1) & (t->cap - 1))
-    if (t->byaddr[j] == b) {
-      t->byaddr[j] = TOMB;
-      return;
+/* Take B out of the list of its bucket: 1, or 0 if it was not there. */
+static int hash_drop(struct devtab *t, struct cblock *b) {
+  struct cblock **h = head_of(t, bucket_of(b->tgt));
+  if (!h)
+    return 0;
+  for (struct cblock **at = h; *at; at = &(*at)->next_in_bucket)
+    if (*at == b) {
+      *at = b->next_in_bucket;
+      b->next_in_bucket = NULL;
+      if (!*h)
+        *h = TOMB;
+      return 1;
     }
+  return 0;
 }
 
 static struct devtab *tab(int32_t dev, int create) {
@@ -128,11 +217,7 @@ static struct devtab *tab(int32_t dev, int create) {
   return devs[dev];
 }
 
-/* ---- the treap of live blocks ---- */
-
-static uintptr_t end_of(const struct cblock *b) {
-  return b->tgt + (b->size ? b->size : 1); /* an empty block: one byte */
-}
+/* ---- the treap of the live blocks that span buckets ---- */
 
 static uint64_t prio_of(uintptr_t k) {
   uint64_t x = (uint64_t)k + 0x9e3779b97f4a7c15ull;
@@ -158,7 +243,7 @@ static void t_rotate_up(struct devtab *t, struct cblock *x) {
   p->up = x;
   x->up = g;
   if (!g)
-    t->live = x;
+    t->big = x;
   else if (g->left == p)
     g->left = x;
   else
@@ -167,7 +252,7 @@ static void t_rotate_up(struct devtab *t, struct cblock *x) {
 
 /* Insert B (no live block starts where it does) into T's tree. */
 static void t_insert(struct devtab *t, struct cblock *b) {
-  struct cblock *p = NULL, **link = &t->live;
+  struct cblock *p = NULL, **link = &t->big;
   while (*link) {
     p = *link;
     link = b->tgt < p->tgt ? &p->left : &p->right;
@@ -183,7 +268,7 @@ static void t_insert(struct devtab *t, struct cblock *b) {
  * leaf through its parent link, with no walk from the root (a shuffled
  * free missed the cache at every level of that walk). */
 static void t_remove(struct devtab *t, struct cblock *b) {
-  if (!b->up && t->live != b)
+  if (!b->up && t->big != b)
     return;
   while (b->left || b->right) {
     struct cblock *c = !b->right                       ? b->left
@@ -193,7 +278,7 @@ static void t_remove(struct devtab *t, struct cblock *b) {
     t_rotate_up(t, c);
   }
   if (!b->up)
-    t->live = NULL;
+    t->big = NULL;
   else if (b->up->left == b)
     b->up->left = NULL;
   else
@@ -215,11 +300,65 @@ static struct cblock *t_floor(struct cblock *n, uintptr_t x) {
   return best;
 }
 
+/* Take live block B out of T's table. */
+static void unlink_live(struct devtab *t, struct cblock *b) {
+  if (b == last_found)
+    last_found = NULL;
+  t_remove(t, b);
+  if (hash_drop(t, b) && !--t->nlive)
+    t->lo = t->hi = 0;
+}
+
+/* The live block of T with the greatest start <= X among those starting
+ * in X's bucket, else among those spanning buckets: the one that holds X
+ * if any does (a block holding X that starts in an earlier bucket spans
+ * buckets, and none starts between it and X). */
+static struct cblock *t_holder(const struct devtab *t, uintptr_t x) {
+  struct cblock *b = floor_in_bucket(t, x);
+  return b ? b : t_floor(t->big, x);
+}
+
+/* A live block of T starting in a bucket of [K0, K1) that ends after LO,
+ * or NULL: the buckets one by one, or the whole table when they are
+ * many. */
+static struct cblock *ends_after(const struct devtab *t, uintptr_t k0,
+                                 uintptr_t k1, uintptr_t lo) {
+  if (k1 - k0 <= BUCKET_SCAN_MAX) {
+    for (uintptr_t k = k0; k < k1; k++) {
+      struct cblock **h = head_of(t, k);
+      for (struct cblock *b = h ? *h : NULL; b; b = b->next_in_bucket)
+        if (end_of(b) > lo)
+          return b;
+    }
+    return NULL;
+  }
+  for (size_t i = 0; i < t->cap; i++) {
+    struct cblock *b = t->bucket[i];
+    if (!b || b == TOMB || bucket_of(b->tgt) < k0 || bucket_of(b->tgt) >= k1)
+      continue;
+    for (; b; b = b->next_in_bucket)
+      if (end_of(b) > lo)
+        return b;
+  }
+  return NULL;
+}
+
 /* A live block of T overlapping [LO, HI) (HI > LO), or NULL. */
 static struct cblock *t_overlap(const struct devtab *t, uintptr_t lo,
                                 uintptr_t hi) {
-  struct cblock *b = t_floor(t->live, hi - 1);
-  return b && end_of(b) > lo ? b : NULL;
+  if (!t->nlive || hi <= t->lo || lo >= t->hi)
+    return NULL;
+  /* The block with the greatest start below HI is the one if any
+   * overlaps (another would overlap it) ... */
+  struct cblock *b = floor_in_bucket(t, hi - 1);
+  if (b)
+    return end_of(b) > lo ? b : NULL;
+  /* ... when it starts in the bucket of HI - 1; else it spans buckets, or
+   * starts in a bucket of its own between LO's and HI - 1's. */
+  b = t_floor(t->big, hi - 1);
+  if (b && end_of(b) > lo)
+    return b;
+  return ends_after(t, bucket_of(lo), bucket_of(hi - 1), lo);
 }
 
 struct cblock *cb_find_range(int32_t dev, uintptr_t tgt, uintptr_t size) {
@@ -229,13 +368,10 @@ struct cblock *cb_find_range(int32_t dev, uintptr_t tgt, uintptr_t size) {
   if (c && c->dev == dev && tgt >= c->tgt && n <= cn && tgt - c->tgt <= cn - n)
     return c;
   struct devtab *t = tab(dev, 0);
-  if (!t || !t->live)
+  if (!t || !t->nlive)
     return NULL;
-  struct cblock *s = by_start(t, tgt);
-  if (s)
-    return size <= (s->size ? s->size : 1) ? (last_found = s) : NULL;
-  struct cblock *b = t_floor(t->live, tgt);
-  return b && tgt + (size ? size : 1) <= end_of(b) ? (last_found = b) : NULL;
+  struct cblock *b = t_holder(t, tgt);
+  return b && tgt + n <= end_of(b) ? (last_found = b) : NULL;
 }
 
 struct cblock *cb_find(int32_t dev, uintptr_t tgt) {
@@ -259,20 +395,95 @@ struct cblock *cb_find_freed(int32_t dev, uintptr_t tgt) {
         cb_find(d, tgt))
       continue;
     for (unsigned k = 0; k < t->nfreed; k++) {
-      struct cblock *b =
-          t->freed[(t->freed_head + FREED_KEPT - 1 - k) % FREED_KEPT];
-      if (tgt >= b->tgt && tgt < b->tgt + (b->size ? b->size : 1))
-        return b;
+      const struct ghost *g =
+          &t->freed[(t->freed_head + FREED_KEPT - 1 - k) % FREED_KEPT];
+      if (tgt >= g->tgt && tgt < g->tgt + (g->size ? g->size : 1)) {
+        /* The answer lasts until the next call. */
+        static struct cblock view;
+        memset(&view, 0, sizeof view);
+        view.dev = g->dev;
+        view.tgt = g->tgt;
+        view.size = g->size;
+        view.hst = g->hst;
+        view.kind = g->kind;
+        view.var = g->var;
+        view.freed = 1;
+        view.freed_at = g->freed_at;
+        return &view;
+      }
     }
   }
   return NULL;
 }
 
-/* The expected bytes of the block freed last, kept for the next block of
- * its size (a launch loop maps a block of the same size each time: one
- * malloc and free of its size fewer per launch). */
+/* Expected bytes of freed blocks, kept for the next blocks (a loop maps
+ * blocks of the same sizes again and again: no malloc and free per
+ * block).  Blocks of up to EXPECT_CLASS_MAX bytes get buffers of a
+ * multiple of EXPECT_CLASS bytes, kept per multiple, EXPECT_KEPT bytes of
+ * them at most in all (a stack of pointers per multiple: taking one
+ * touches no buffer, which may have left the cache long ago); the last
+ * larger one is kept for the next block of its size. */
+#define EXPECT_CLASS 64
+#define EXPECT_CLASS_MAX 4096
+#define EXPECT_KEPT ((size_t)1 << 20)
+static struct {
+  void **v;
+  size_t n, cap;
+} expect_free[EXPECT_CLASS_MAX / EXPECT_CLASS];
+static size_t expect_kept;
 static unsigned char *spare_expect;
 static uintptr_t spare_expect_size;
+
+/* The class of a block of SIZE bytes (> 0), or -1 above the largest. */
+static int expect_class(uintptr_t size) {
+  return size <= EXPECT_CLASS_MAX ? (int)((size - 1) / EXPECT_CLASS) : -1;
+}
+
+/* A buffer for the expected bytes of a block of SIZE (> 0) bytes. */
+static unsigned char *expect_get(uintptr_t size) {
+  int c = expect_class(size);
+  if (c < 0) {
+    if (spare_expect && spare_expect_size == size) {
+      unsigned char *x = spare_expect;
+      spare_expect = NULL;
+      return x;
+    }
+    return malloc(size);
+  }
+  if (!expect_free[c].n)
+    return malloc((size_t)(c + 1) * EXPECT_CLASS);
+  expect_kept -= (size_t)(c + 1) * EXPECT_CLASS;
+  return expect_free[c].v[--expect_free[c].n];
+}
+
+/* Keep X, the expected bytes of a block of SIZE bytes, or free it. */
+static void expect_put(unsigned char *x, uintptr_t size) {
+  int c = expect_class(size);
+  if (c < 0) {
+    free(spare_expect);
+    spare_expect = x;
+    spare_expect_size = size;
+    return;
+  }
+  size_t len = (size_t)(c + 1) * EXPECT_CLASS;
+  __typeof__(&expect_free[0]) k = &expect_free[c];
+  if (expect_kept + len > EXPECT_KEPT) {
+    free(x);
+    return;
+  }
+  if (k->n == k->cap) {
+    size_t nc = k->cap ? 2 * k->cap : 64;
+    void **v = realloc(k->v, nc * sizeof *v);
+    if (!v) {
+      free(x);
+      return;
+    }
+    k->v = v;
+    k->cap = nc;
+  }
+  k->v[k->n++] = x;
+  expect_kept += len;
+}
 
 static void release(struct cblock *b) {
   while (b->edges) {
@@ -281,17 +492,22 @@ static void release(struct cblock *b) {
     b->edges = n;
   }
   if (b->expect) {
-    free(spare_expect);
-    spare_expect = b->expect;
-    spare_expect_size = b->size;
+    expect_put(b->expect, b->size);
+    b->expect = NULL;
   }
-  b->expect = NULL;
-  free(b->ptrmap);
-  b->ptrmap = NULL;
-  free(b->pending_lost);
-  b->pending_lost = NULL;
-  free(b->pending_uninit);
-  b->pending_uninit = NULL;
+  /* Rarely set: no call for them otherwise. */
+  if (b->ptrmap) {
+    free(b->ptrmap);
+    b->ptrmap = NULL;
+  }
+  if (b->pending_lost) {
+    free(b->pending_lost);
+    b->pending_lost = NULL;
+  }
+  if (b->pending_uninit) {
+    free(b->pending_uninit);
+    b->pending_uninit = NULL;
+  }
 }
 
 static void unlink_global(struct devtab *t, struct cblock *b) {
@@ -316,21 +532,29 @@ struct cblock *cb_add(int32_t dev, uintptr_t tgt, uintptr_t size,
   b->size = size;
   b->kind = kind;
   b->alloc_seq = ++seq;
-  b->prio = prio_of(tgt);
   /* A block the table missed the end of (a free it did not see): gone. */
   struct cblock *old;
   while ((old = t_overlap(t, tgt, end_of(b))) != NULL) {
-    if (old == last_found)
-      last_found = NULL;
-    t_remove(t, old);
-    hash_drop(t, old);
+    unlink_live(t, old);
     if (old->kind == CB_GLOBAL)
       unlink_global(t, old);
     release(old);
     drop_block(old);
   }
-  t_insert(t, b);
-  hash_put(t, b);
+  if (hash_put(t, b) != 0) {
+    drop_block(b);
+    ompemu_error("ompemu", "check: out of memory recording device block "
+                 OMPEMU_PTR " of device %d", OMPEMU_P(tgt), (int)dev);
+    return NULL;
+  }
+  if (spans(b)) {
+    b->prio = prio_of(tgt);
+    t_insert(t, b);
+  }
+  if (!t->nlive++ || tgt < t->lo)
+    t->lo = tgt;
+  if (end_of(b) > t->hi)
+    t->hi = end_of(b);
   last_found = b; /* the block's own events look it up next */
   if (kind == CB_GLOBAL) {
     b->next_global = t->globals;
@@ -343,25 +567,20 @@ void cb_free(struct cblock *b, const char *where) {
   struct devtab *t = tab(b->dev, 0);
   if (!t)
     return;
-  if (b == last_found)
-    last_found = NULL;
-  t_remove(t, b);
-  hash_drop(t, b);
+  unlink_live(t, b);
   if (b->kind == CB_GLOBAL)
     unlink_global(t, b);
   release(b);
-  b->freed = 1;
-  b->freed_at = where;
   if (!t->nfreed || b->tgt < t->freed_lo)
     t->freed_lo = b->tgt;
   if (b->tgt + b->size > t->freed_hi)
     t->freed_hi = b->tgt + (b->size ? b->size : 1);
-  if (t->nfreed == FREED_KEPT)
-    drop_block(t->freed[t->freed_head]);
-  else
+  if (t->nfreed < FREED_KEPT)
     t->nfreed++;
-  t->freed[t->freed_head] = b;
+  t->freed[t->freed_head] = (struct ghost){b->tgt,   b->size, b->hst, b->var,
+                                           where,    b->dev,  b->kind};
   t->freed_head = (t->freed_head + 1) % FREED_KEPT;
+  drop_block(b);
 }
 
 struct cblock *cb_globals(int32_t dev) {
@@ -369,19 +588,54 @@ struct cblock *cb_globals(int32_t dev) {
   return t ? t->globals : NULL;
 }
 
-/* In address order; 1 once FN returned non-zero. */
-static int walk(struct cblock *n, int (*fn)(struct cblock *, void *),
+static int by_start(const void *x, const void *y) {
+  uintptr_t a = (*(struct cblock *const *)x)->tgt;
+  uintptr_t b = (*(struct cblock *const *)y)->tgt;
+  return a < b ? -1 : a > b;
+}
+
+/* The live block of T with the lowest start above AFTER (any if FIRST). */
+static struct cblock *next_after(const struct devtab *t, uintptr_t after,
+                                 int first) {
+  struct cblock *best = NULL;
+  for (size_t i = 0; i < t->cap; i++)
+    for (struct cblock *b = t->bucket[i] == TOMB ? NULL : t->bucket[i]; b;
+         b = b->next_in_bucket)
+      if ((first || b->tgt > after) && (!best || b->tgt < best->tgt))
+        best = b;
+  return best;
+}
+
+/* T's live blocks in address order; 1 once FN returned non-zero. */
+static int walk(const struct devtab *t, int (*fn)(struct cblock *, void *),
                 void *arg) {
-  for (; n; n = n->right) {
-    if (walk(n->left, fn, arg) || fn(n, arg))
-      return 1;
+  struct cblock **v = malloc(t->nlive * sizeof *v);
+  if (!v) { /* the same order, a scan of the table per block */
+    uintptr_t after = 0;
+    for (struct cblock *b = next_after(t, 0, 1); b;
+         b = next_after(t, after, 0)) {
+      after = b->tgt;
+      if (fn(b, arg))
+        return 1;
+    }
+    return 0;
   }
-  return 0;
+  size_t n = 0;
+  for (size_t i = 0; i < t->cap; i++)
+    for (struct cblock *b = t->bucket[i] == TOMB ? NULL : t->bucket[i];
+         b && n < t->nlive; b = b->next_in_bucket)
+      v[n++] = b;
+  qsort(v, n, sizeof *v, by_start);
+  int stop = 0;
+  for (size_t i = 0; i < n && !stop; i++)
+    stop = fn(v[i], arg);
+  free(v);
+  return stop;
 }
 
 void cb_foreach(int (*fn)(struct cblock *b, void *arg), void *arg) {
   for (int d = 0; d < MAX_DEVICES; d++)
-    if (devs[d] && walk(devs[d]->live, fn, arg))
+    if (devs[d] && devs[d]->nlive && walk(devs[d], fn, arg))
       return;
 }
 
@@ -400,14 +654,9 @@ void cb_link(struct cblock *b, uintptr_t to) {
 unsigned char *cb_expect(struct cblock *b, int whole) {
   if (b->expect || !b->size)
     return b->expect;
-  if (spare_expect && spare_expect_size == b->size) {
-    b->expect = spare_expect;
-    spare_expect = NULL;
-    if (!whole) /* zeros where no copy wrote yet */
-      memset(b->expect, 0, b->size);
-  } else {
-    b->expect = whole ? malloc(b->size) : calloc(1, b->size);
-  }
+  b->expect = expect_get(b->size);
+  if (b->expect && !whole) /* zeros where no copy wrote yet */
+    memset(b->expect, 0, b->size);
   return b->expect;
 }
 
@@ -429,7 +678,7 @@ uint64_t cb_next_seq(void) { return ++seq; }
 int cb_is_device_anchor(uintptr_t lo, uintptr_t hi) {
   for (int d = 0; d < MAX_DEVICES; d++) {
     struct devtab *t = devs[d];
-    if (t && t->live && t_overlap(t, lo, hi > lo ? hi : lo + 1))
+    if (t && t_overlap(t, lo, hi > lo ? hi : lo + 1))
       return 1;
   }
   return 0;

@@ -36,12 +36,13 @@ static const char *class_title[R_NCLASSES] = {
     "stale device data kept (map with to of data still mapped, changed on "
     "the host since: `target update to` or map(always, to:) sends it)"};
 
-/* Last known contents per (device, host begin, size). */
+/* Last known contents per (device, host begin, size): 32 bytes, two a
+ * cache line. */
 struct hist {
   uintptr_t hst, size;
-  int32_t dev;
-  int used;
   uint64_t hash; /* 0: none yet */
+  int32_t dev;
+  int32_t used;
 };
 static struct hist *htab;
 static size_t hcap, hused;
@@ -63,6 +64,9 @@ struct line {
 static struct line *lines;
 static size_t nlines;
 static int32_t *line_slot; /* LINE_SLOTS indexes into LINES, -1 empty */
+/* Per class, 1 + the index of the line counted last (0: none): a loop
+ * counts the same line again and again. */
+static size_t last_line[R_NCLASSES];
 static unsigned long long other_bytes[R_NCLASSES];
 static unsigned long other_count[R_NCLASSES];
 static unsigned long long total_bytes[R_NCLASSES];
@@ -82,9 +86,14 @@ static size_t key_slot(const uint64_t *k, int n, size_t cap) {
   return h & (cap - 1); /* CAP: a power of two */
 }
 
+/* Ranges whose starts lie within HIST_RUN * 64 bytes of one another (of
+ * one size and device) have slots in a row, in the order of their starts:
+ * a loop over the sections of an array reads the table in order. */
+#define HIST_RUN 8
 static size_t hslot(int32_t dev, uintptr_t hst, uintptr_t size, size_t cap) {
-  uint64_t k[3] = {hst, size, (uint64_t)dev};
-  return key_slot(k, 3, cap);
+  uint64_t k[3] = {hst / 64 / HIST_RUN, size, (uint64_t)dev};
+  return (key_slot(k, 3, cap / HIST_RUN) * HIST_RUN + hst / 64 % HIST_RUN) &
+         (cap - 1);
 }
 
 /* Whether VAR names the variable (flang's "unknown" does not); the last
@@ -138,6 +147,15 @@ static void add_line(enum rclass c, const char *var, uintptr_t hst,
   /* a name: the same line whatever the host range */
   if (named(var))
     hst = size = 0;
+  if (last_line[c]) {
+    struct line *l = &lines[last_line[c] - 1];
+    if (l->var == var && l->hst == hst && l->size == size &&
+        l->where == where) {
+      l->count++;
+      l->bytes += bytes;
+      return;
+    }
+  }
   if (!line_slot) {
     lines = calloc(MAX_LINES, sizeof *lines);
     line_slot = malloc(LINE_SLOTS * sizeof *line_slot);
@@ -158,6 +176,7 @@ static void add_line(enum rclass c, const char *var, uintptr_t hst,
         l->where == where) {
       l->count++;
       l->bytes += bytes;
+      last_line[c] = (size_t)line_slot[j] + 1;
       return;
     }
   }
@@ -171,6 +190,7 @@ static void add_line(enum rclass c, const char *var, uintptr_t hst,
   }
   lines[nlines] = (struct line){c, var, hst, size, where, copy, 1, bytes};
   line_slot[j] = (int32_t)nlines++;
+  last_line[c] = nlines;
 }
 
 /* A copy of SIZE bytes at host HST of block B whose bytes hash as the
@@ -180,13 +200,25 @@ static void note_copy(enum rclass kind, struct cregion *r, struct cblock *b,
                       const uint64_t *hash) {
   if (!report_hashes(b, size))
     return;
+  /* The range's history (a miss with many ranges) is fetched while the
+   * bytes are hashed. */
+  if (hcap)
+    __builtin_prefetch(&htab[hslot(b->dev, hst, size, hcap)]);
   uint64_t h = hash ? *hash : check_hash((const void *)hst, size);
   struct hist *x = history(b->dev, hst, size);
   if (!x)
     return;
-  if (x->hash == h)
-    add_line(kind, check_intern(var ? var : b->var), hst, size,
-             r ? r->where : "unknown location", size);
+  if (x->hash == h) {
+    /* Interned names never change: the last answer holds. */
+    static const char *last_key, *last_name;
+    const char *key = var ? var : b->var;
+    if (key != last_key || !last_name) {
+      last_name = check_intern(key);
+      last_key = key;
+    }
+    add_line(kind, last_name, hst, size, r ? r->where : "unknown location",
+             size);
+  }
   x->hash = h;
 }
 
@@ -268,6 +300,7 @@ static int gone_at_exit(struct cblock *b, void *arg) {
 
 void report_print(void) {
   cb_foreach(gone_at_exit, NULL); /* mappings still there at exit */
+  memset(last_line, 0, sizeof last_line); /* the lines move */
   if (nlines)
     qsort(lines, nlines, sizeof *lines, cmp_lines);
   ompemu_raw("ompemu report: data movement\n");

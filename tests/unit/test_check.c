@@ -100,6 +100,75 @@ static void test_blocks(void **state) {
   cb_free(d, "t.c:11");
 }
 
+static int collect(struct cblock *b, void *arg) {
+  uintptr_t *v = arg;
+  if (b->dev == 8 && v[0] < 63)
+    v[++v[0]] = b->tgt;
+  return 0;
+}
+
+/* The table finds blocks by the 4 KiB bucket of their start: many blocks
+ * in one bucket (packed, as a plugin without guard pages gives them),
+ * blocks spanning buckets, ranges over many buckets. */
+static void test_block_buckets(void **state) {
+  (void)state;
+  const int32_t dev = 8;
+  const uintptr_t base = 0x40000000;
+  struct cblock *s[16];
+  static const int order[16] = {5, 0, 15, 9, 2, 12, 7, 1, 14, 3, 10, 6, 13, 4, 11, 8};
+  for (int i = 0; i < 16; i++) /* 16 blocks of 0x40 and gaps of 0x40 */
+    s[order[i]] = cb_add(dev, base + (uintptr_t)order[i] * 0x80, 0x40, CB_RAW);
+  for (int i = 0; i < 16; i++) {
+    uintptr_t a = base + (uintptr_t)i * 0x80;
+    assert_ptr_equal(cb_find(dev, a), s[i]);
+    assert_ptr_equal(cb_find(dev, a + 0x3f), s[i]);
+    assert_null(cb_find(dev, a + 0x40)); /* the gap */
+    assert_null(cb_find_range(dev, a + 0x20, 0x21));
+  }
+  /* 3 pages from the middle of a page; a block in its last bucket after
+   * it; lookups past its first bucket find it. */
+  uintptr_t big = base + 0x10800;
+  struct cblock *g = cb_add(dev, big, 0x3000, CB_RAW);
+  struct cblock *h = cb_add(dev, big + 0x3000, 0x10, CB_RAW);
+  assert_ptr_equal(cb_find(dev, big + 0x1000), g);
+  assert_ptr_equal(cb_find(dev, big + 0x2fff), g);
+  assert_ptr_equal(cb_find_range(dev, big + 0x1ff0, 0x1010), g);
+  assert_ptr_equal(cb_find(dev, big + 0x3008), h);
+  assert_null(cb_find(dev, big - 1));
+  assert_int_equal(cb_is_device_anchor(big - 0x100, big + 1), 1);
+  assert_int_equal(cb_is_device_anchor(big - 0x100, big), 0);
+  /* In address order, whatever the order of the buckets in the table. */
+  uintptr_t v[64] = {0};
+  cb_foreach(collect, v);
+  assert_int_equal(v[0], 18);
+  for (int i = 2; i <= 18; i++)
+    assert_true(v[i - 1] < v[i]);
+  /* A freed block's record is used again at once: its name stays. */
+  cb_free(s[3], "t.c:20");
+  struct cblock *n = cb_add(dev, base + 0x100000, 0x10, CB_RAW);
+  assert_non_null(n);
+  const struct cblock *f = cb_find_freed(dev, base + 3 * 0x80 + 8);
+  assert_non_null(f);
+  assert_int_equal(f->tgt, base + 3 * 0x80);
+  assert_int_equal(f->size, 0x40);
+  assert_string_equal(f->freed_at, "t.c:20");
+  /* A block over a few buckets and over many (more than are looked at
+   * one by one) replaces the blocks whose frees were not seen. */
+  struct cblock *w = cb_add(dev, base + 0x80, 0x200, CB_RAW);
+  assert_ptr_equal(cb_find(dev, base + 0x100), w);
+  assert_ptr_equal(cb_find(dev, base), s[0]);
+  assert_ptr_equal(cb_find(dev, base + 0x280), s[5]);
+  struct cblock *all = cb_add(dev, base - 0x1000, 0x200000, CB_RAW);
+  assert_ptr_equal(cb_find(dev, base + 0x100008), all);
+  assert_ptr_equal(cb_find(dev, big + 0x3008), all);
+  assert_ptr_equal(cb_find(dev, base + 0x780), all);
+  memset(v, 0, sizeof v);
+  cb_foreach(collect, v);
+  assert_int_equal(v[0], 1);
+  cb_free(all, "t.c:21");
+  assert_null(cb_find(dev, base));
+}
+
 static void test_words_and_hash(void **state) {
   (void)state;
   char buf[128];
@@ -380,6 +449,7 @@ int main(void) {
   check_cfg.check = 1;
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_blocks),
+      cmocka_unit_test(test_block_buckets),
       cmocka_unit_test(test_words_and_hash),
       cmocka_unit_test(test_pass),
       cmocka_unit_test(test_findings_once),
