@@ -52,7 +52,7 @@ struct emu_arena {
   struct unwait *unbuf;   /* check mode: more of them, waiting to go
                            * into UNPROT (arena_protect.c) */
   size_t nunbuf, capunbuf;
-  uint64_t *unbits;       /* a bit per 64 KiB of the span: UNBUF's */
+  uint64_t *unbits;       /* a bit per page of the span: UNBUF's */
   void *unscratch;        /* for putting UNBUF in UNPROT */
   size_t unscratch_bytes;
   unsigned long unprot_since; /* SETTLES when UNPROT became non-empty */

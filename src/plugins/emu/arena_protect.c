@@ -159,15 +159,23 @@ static unsigned long settles_now(struct emu_arena *a) {
   return atomic_load_explicit(&a->settles, memory_order_relaxed);
 }
 
-/* Freed ranges wait in an array (UNBUF, their 64 KiB regions marked in
- * UNBITS) before they go into the UNPROT treap: frees come in any order
- * (a program unmapping 100 000 blocks shuffled), and a treap insertion at
- * a random address missed the cache at most levels of the tree.  They go
+/* Freed ranges wait in an array (UNBUF, their pages marked in UNBITS)
+ * before they go into the UNPROT treap: frees come in any order (a
+ * program unmapping 100 000 blocks shuffled), and a treap insertion at a
+ * random address missed the cache at most levels of the tree.  They go
  * in together, sorted, when a lookup may need them (unprot_settle): a
- * lookup in regions no waiting range touches needs only the tree. */
-#define UNBITS_SHIFT 16
+ * lookup of pages no waiting range holds needs only the tree.  A bit per
+ * page, not per 64 KiB region: a loop that maps a block per launch
+ * allocates the next block beside the one it just freed, and a bit per
+ * region sent every allocation through a settle.  Most such ranges are
+ * protected by a flush without ever going into the tree
+ * (arena_unprot_flush).  The bitmap is calloc'd: only its words for the
+ * part of the span in use are ever touched. */
+#define UNBITS_SHIFT 12
 /* Waiting ranges put in the tree one by one, at most. */
 #define UNPROT_SORT_MIN 1024
+/* Waiting ranges sorted in place (insertion sort), at most. */
+#define UNPROT_INSERT_SORT_MAX 64
 
 struct unwait {
   uintptr_t key;
@@ -367,8 +375,8 @@ size_t arena_unprot_cut(struct emu_arena *a, uintptr_t p, size_t len,
   *guard_rw = 0;
   if (unbits_any(a, p, len))
     unprot_settle(a);
-  struct anode *s = atree_floor(a->unprot, p);
-  if (!s || s->key + s->len <= p)
+  struct anode *s = a->unprot ? atree_floor(a->unprot, p) : NULL;
+  if (a->unprot && (!s || s->key + s->len <= p))
     s = atree_ceil(a->unprot, p);
   while (s && s->key < e) {
     uintptr_t sk = s->key, se = s->key + s->len;
@@ -441,7 +449,58 @@ static void release_one(struct anode *s, void *arg) {
   apool_put(&((struct emu_arena *)arg)->pool, s);
 }
 
+/* Sort the waiting ranges by address in place (a loop's frees come in
+ * address order mostly: insertion sort) or through scratch memory; 0
+ * without memory for that. */
+static int unbuf_sort(struct emu_arena *a) {
+  size_t m = a->nunbuf;
+  struct unwait *v = a->unbuf;
+  if (m > UNPROT_INSERT_SORT_MAX) {
+    struct unwait *tmp = scratch(a, m * sizeof *tmp);
+    if (!tmp)
+      return 0;
+    struct unwait *sorted = radix_sort(v, tmp, m);
+    if (sorted != v)
+      memcpy(v, sorted, m * sizeof *v);
+    return 1;
+  }
+  for (size_t i = 1; i < m; i++) {
+    struct unwait x = v[i];
+    size_t j = i;
+    for (; j && v[j - 1].key > x.key; j--)
+      v[j] = v[j - 1];
+    v[j] = x;
+  }
+  return 1;
+}
+
+/* The tree is empty: protect the waiting ranges straight from their
+ * array, in address order (the calls the tree's walk would make), and
+ * give their nodes back; 0 without memory to sort them. */
+static int flush_waiting(struct emu_arena *a) {
+  if (!unbuf_sort(a))
+    return 0;
+  struct flush_run r = {a, 0, 0};
+  for (size_t k = 0; k < a->nunbuf; k++) {
+    struct anode *s = a->unbuf[k].n;
+    unbits_mark(a, s->key, s->len, 1);
+    flush_one(s, &r);
+  }
+  protect(a, r.lo, r.hi - r.lo);
+  for (size_t k = 0; k < a->nunbuf; k++)
+    apool_put(&a->pool, a->unbuf[k].n);
+  a->nunbuf = 0;
+  return 1;
+}
+
 void arena_unprot_flush(struct emu_arena *a) {
+  if (!a->unprot && a->nunbuf && flush_waiting(a)) {
+    a->nunprot = 0;
+    a->unprot_urgent = 0;
+    if (a->no_maps)
+      arena_out_of_maps(a);
+    return;
+  }
   unprot_settle(a);
   if (!a->unprot)
     return;
