@@ -22,7 +22,8 @@ void arena_pending_unlink(struct emu_arena *a, struct anode *n) {
   n->next->prev = n->prev;
   n->next = n->prev = NULL;
   /* Nothing left to pay: arena_settle need not take the lock. */
-  if (a->pending.next == &a->pending && !a->stale && !a->nunprot)
+  if (a->pending.next == &a->pending && !a->stale &&
+      !(a->nunprot && a->unprot_urgent))
     atomic_store_explicit(&a->owed, 0, memory_order_relaxed);
 }
 
@@ -79,16 +80,26 @@ void arena_settle_locked(struct emu_arena *a) {
     a->stale = NULL;
   }
   arena_unprot_before_kernel(a);
-  atomic_store_explicit(&a->owed, a->nunprot != 0, memory_order_relaxed);
+  atomic_store_explicit(&a->owed, a->nunprot && a->unprot_urgent,
+                        memory_order_relaxed);
+  if (!a->nunprot)
+    atomic_store_explicit(&a->unprot_due, 0, memory_order_relaxed);
 }
 
 void arena_settle(struct emu_arena *a) {
   /* Every mode reads the count: check mode's protection and slack, and
    * the poison tags of free extents and new blocks ("no kernel since"),
    * which must never miss a kernel. */
-  atomic_fetch_add_explicit(&a->settles, 1, memory_order_relaxed);
-  if (!atomic_load_explicit(&a->owed, memory_order_relaxed))
-    return;
+  unsigned long s =
+      atomic_fetch_add_explicit(&a->settles, 1, memory_order_relaxed) + 1;
+  /* Check mode: freed ranges waiting for protection need the lock only
+   * when it is due (arena_unprot_before_kernel), not at every kernel. */
+  if (!atomic_load_explicit(&a->owed, memory_order_relaxed)) {
+    unsigned long due =
+        atomic_load_explicit(&a->unprot_due, memory_order_relaxed);
+    if (!due || s < due)
+      return;
+  }
   biaslock_lock(&a->lock);
   arena_settle_locked(a);
   biaslock_unlock(&a->lock);

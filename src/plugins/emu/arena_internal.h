@@ -62,7 +62,9 @@ struct emu_arena {
   struct apool pool;
   struct fifo cool, quar;
   struct anode pending;   /* list head (next/prev) */
-  atomic_int owed;        /* PENDING, STALE or UNPROT not empty */
+  atomic_int owed;        /* PENDING or STALE not empty, or UNPROT urgent */
+  atomic_ulong unprot_due; /* check mode: the SETTLES count from which
+                           * UNPROT is protected; 0: it is empty */
   atomic_ulong settles;   /* arena_settle calls (kernels) */
   atomic_ulong frees;     /* odd while arena_free changes anything, then
                            * even: arena_settled_unlocked */

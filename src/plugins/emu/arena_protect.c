@@ -138,6 +138,7 @@ void arena_out_of_maps(struct emu_arena *a) {
   a->unprot = NULL;
   a->nunprot = 0;
   a->unprot_urgent = 0;
+  atomic_store_explicit(&a->unprot_due, 0, memory_order_relaxed);
   size_t used = a->hwm > a->base ? a->hwm - a->base : 0;
   if (used && mprotect((void *)a->base, used, PROT_READ | PROT_WRITE) != 0)
     mprotect((void *)a->base, a->span, PROT_READ | PROT_WRITE);
@@ -332,10 +333,16 @@ void arena_unprot_add(struct emu_arena *a, uintptr_t p, size_t len,
       arena_out_of_maps(a);
     return;
   }
-  if (!a->nunprot)
+  if (!a->nunprot) {
     a->unprot_since = settles_now(a);
+    atomic_store_explicit(&a->unprot_due,
+                          a->unprot_since + EMU_CHECK_PROTECT_EVERY,
+                          memory_order_relaxed);
+  }
   if (how & (UNPROT_FRESH | UNPROT_URGENT))
     a->unprot_urgent = 1;
+  if (a->unprot_urgent) /* the next kernel protects them */
+    atomic_store_explicit(&a->owed, 1, memory_order_relaxed);
   s->key = p;
   s->len = len;
   s->flags = how & UNPROT_CLEAN ? ANODE_CLEAN : 0;
@@ -343,7 +350,6 @@ void arena_unprot_add(struct emu_arena *a, uintptr_t p, size_t len,
   if (!unprot_wait(a, s))
     atree_insert(&a->unprot, s);
   a->nunprot++;
-  atomic_store_explicit(&a->owed, 1, memory_order_relaxed);
   if (a->nunprot > EMU_CHECK_UNPROT_MAX)
     arena_unprot_flush(a);
 }
@@ -497,6 +503,7 @@ void arena_unprot_flush(struct emu_arena *a) {
   if (!a->unprot && a->nunbuf && flush_waiting(a)) {
     a->nunprot = 0;
     a->unprot_urgent = 0;
+    atomic_store_explicit(&a->unprot_due, 0, memory_order_relaxed);
     if (a->no_maps)
       arena_out_of_maps(a);
     return;
@@ -511,6 +518,7 @@ void arena_unprot_flush(struct emu_arena *a) {
   a->unprot = NULL;
   a->nunprot = 0;
   a->unprot_urgent = 0;
+  atomic_store_explicit(&a->unprot_due, 0, memory_order_relaxed);
   if (a->no_maps)
     arena_out_of_maps(a);
 }
