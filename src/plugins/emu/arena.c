@@ -94,7 +94,7 @@ static int stale_add(struct emu_arena *a, uintptr_t p, size_t len) {
   s->key = p;
   s->len = len;
   atree_insert(&a->stale, s);
-  atomic_store_explicit(&a->owed, 1, memory_order_relaxed);
+  atomic_store_explicit(&a->owed, OWED_NOW, memory_order_relaxed);
   return 0;
 }
 

@@ -32,6 +32,10 @@ struct fifo {
 
 struct unwait; /* arena_protect.c */
 
+/* What arena_settle owes (emu_arena.owed). */
+#define OWED_NOW 1
+#define OWED_UNPROT 2
+
 struct emu_arena {
   struct biaslock lock; /* biaslock.h */
   char what[16];
@@ -62,7 +66,9 @@ struct emu_arena {
   struct apool pool;
   struct fifo cool, quar;
   struct anode pending;   /* list head (next/prev) */
-  atomic_int owed;        /* PENDING or STALE not empty, or UNPROT urgent */
+  atomic_int owed;        /* OWED_NOW: PENDING or STALE not empty, or
+                           * UNPROT urgent; OWED_UNPROT: only UNPROT not
+                           * empty (protected from UNPROT_DUE on); 0 */
   atomic_ulong settles;   /* arena_settle calls (kernels) */
   atomic_ulong frees;     /* odd while arena_free changes anything, then
                            * even: arena_settled_unlocked */
@@ -93,6 +99,11 @@ extern const char *(*arena_kernel_namer)(const void *entry);
 
 static inline int arena_is_check(const struct emu_arena *a) {
   return (a->flags & ARENA_CHECK) != 0;
+}
+
+/* What UNPROT alone owes (emu_arena.owed).  Caller holds the lock. */
+static inline int arena_unprot_owed(const struct emu_arena *a) {
+  return !a->nunprot ? 0 : a->unprot_urgent ? OWED_NOW : OWED_UNPROT;
 }
 
 /* Pages of a live or freed block's extent that are not its guard. */

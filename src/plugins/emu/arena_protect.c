@@ -342,7 +342,9 @@ void arena_unprot_add(struct emu_arena *a, uintptr_t p, size_t len,
   if (how & (UNPROT_FRESH | UNPROT_URGENT))
     a->unprot_urgent = 1;
   if (a->unprot_urgent) /* the next kernel protects them */
-    atomic_store_explicit(&a->owed, 1, memory_order_relaxed);
+    atomic_store_explicit(&a->owed, OWED_NOW, memory_order_relaxed);
+  else if (!atomic_load_explicit(&a->owed, memory_order_relaxed))
+    atomic_store_explicit(&a->owed, OWED_UNPROT, memory_order_relaxed);
   s->key = p;
   s->len = len;
   s->flags = how & UNPROT_CLEAN ? ANODE_CLEAN : 0;
