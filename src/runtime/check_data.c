@@ -396,39 +396,28 @@ static void reach(struct cregion *r, struct cblock *b) {
  * this many levels, one pointer at a time. */
 #define MAX_REACH 64
 
-static void reach_pointees(struct cregion *r, const struct obs_event *e) {
-  struct cblock *seen[MAX_REACH];
-  int n = 0;
-  for (int32_t k = 0; e->args && k < e->nargs && n < MAX_REACH; k++) {
-    struct cblock *b = cb_find(e->device, (uintptr_t)e->args[k]);
-    if (b && b->edges)
-      seen[n++] = b;
-  }
-  for (int i = 0; i < r->nuses && n < MAX_REACH; i++) {
-    struct cblock *b = cb_find(r->dev, r->uses[i].tgt);
-    if (b && b->edges)
-      seen[n++] = b;
-  }
-  for (int i = 0; i < n; i++)
-    for (struct cedge *g = seen[i]->edges; g && n < MAX_REACH; g = g->next) {
-      struct cblock *p = cb_find(seen[i]->dev, g->to);
-      int known = !p;
-      for (int j = 0; j < n && !known; j++)
-        known = seen[j] == p;
-      if (known)
-        continue;
-      reach(r, p);
-      seen[n++] = p;
-    }
+/* The kernel of R reaches B (found from a kernel argument or a use of R):
+ * B, and into SEEN (N of them) if it has attached pointees. */
+static void reach_from(struct cregion *r, struct cblock *b,
+                       struct cblock **seen, int *n) {
+  reach(r, b);
+  if (b->edges && *n < MAX_REACH)
+    seen[(*n)++] = b;
 }
 
 void data_kernel_begin(struct cregion *r, struct obs_event *e) {
+  /* Each argument's and each use's block is looked up once: nothing here
+   * adds or removes blocks, and what reach() sets no test below reads. */
+  struct cblock *seen[MAX_REACH];
+  int n = 0;
   for (int32_t k = 0; e->args && k < e->nargs; k++) {
-    if (check_arg_narrow_literal(e, k))
-      continue; /* its upper bytes are stack garbage */
-    uintptr_t v = (uintptr_t)e->args[k] + (e->offs ? (uintptr_t)e->offs[k] : 0);
     uintptr_t base = (uintptr_t)e->args[k];
     struct cblock *b = cb_find(e->device, base);
+    if (b)
+      reach_from(r, b, seen, &n);
+    if (check_arg_narrow_literal(e, k))
+      continue; /* its upper bytes are stack garbage */
+    uintptr_t v = base + (e->offs ? (uintptr_t)e->offs[k] : 0);
     if (!b)
       b = cb_find(e->device, v);
     if (!b) {
@@ -454,18 +443,24 @@ void data_kernel_begin(struct cregion *r, struct obs_event *e) {
       r->uninit[r->nuninit++] = b->tgt;
     }
   }
-  for (int32_t k = 0; e->args && k < e->nargs; k++) {
-    struct cblock *b = cb_find(e->device, (uintptr_t)e->args[k]);
-    if (b)
-      reach(r, b);
-  }
   /* Blocks the construct mapped but the kernel gets through a pointer. */
   for (int i = 0; i < r->nuses; i++) {
     struct cblock *b = cb_find(r->dev, r->uses[i].tgt);
     if (b)
-      reach(r, b);
+      reach_from(r, b, seen, &n);
   }
-  reach_pointees(r, e);
+  /* Blocks the kernel reaches through pointers the runtime attached. */
+  for (int i = 0; i < n; i++)
+    for (struct cedge *g = seen[i]->edges; g && n < MAX_REACH; g = g->next) {
+      struct cblock *p = cb_find(seen[i]->dev, g->to);
+      int known = !p;
+      for (int j = 0; j < n && !known; j++)
+        known = seen[j] == p;
+      if (known)
+        continue;
+      reach(r, p);
+      seen[n++] = p;
+    }
 }
 
 void data_kernel_done(struct cregion *r) {

@@ -321,6 +321,60 @@ static void test_check_shuffled_frees(void **state) {
   arena_destroy(a);
 }
 
+/* Check mode: freed blocks that no lookup touched wait in an array and
+ * are protected from it, sorted (arena_protect.c, flush_waiting): in place
+ * for a few, through a radix sort for more.  Frees in any order give the
+ * calls a walk of the tree of freed ranges gives: runs of freed blocks
+ * joined across their guard pages, split at a live block. */
+static void test_check_waiting_flush(void **state) {
+  (void)state;
+  enum { N = 100, LIVE = 50 };
+  struct emu_arena *a = arena_create_ex("data", 0, TB(30), 64 * MB, 256,
+                                        ARENA_CHECK, 64 * MB);
+  assert_non_null(a);
+  static char *b[N];
+  for (int i = 0; i < N; i++) {
+    b[i] = arena_alloc(a, 64);
+    assert_non_null(b[i]);
+  }
+  /* Ten, out of order: sorted in place. */
+  static const int few[] = {9, 3, 7, 1, 5, 0, 8, 2, 6, 4};
+  for (int i = 0; i < 10; i++)
+    assert_int_equal(arena_free(a, b[few[i]]), 0);
+  mprotects = 0;
+  for (int k = 0; k < EMU_CHECK_PROTECT_EVERY; k++)
+    arena_settle(a);
+  for (int i = 0; i < 10; i++)
+    assert_true(faults(b[i]));
+  assert_false(faults(b[10]));
+  if (a->marks)
+    assert_int_equal(mprotects, 1); /* one run */
+  /* The other 89 but LIVE, shuffled: radix-sorted. */
+  int order[N - 11], n = 0;
+  for (int i = 10; i < N; i++)
+    if (i != LIVE)
+      order[n++] = i;
+  uint64_t r = 88172645463325252ull;
+  for (int i = n - 1; i > 0; i--) {
+    r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+    int j = (int)(r % (uint64_t)(i + 1));
+    int t = order[i];
+    order[i] = order[j];
+    order[j] = t;
+  }
+  for (int i = 0; i < n; i++)
+    assert_int_equal(arena_free(a, b[order[i]]), 0);
+  assert_false(faults(b[order[0]])); /* no kernel yet */
+  mprotects = 0;
+  for (int k = 0; k < EMU_CHECK_PROTECT_EVERY; k++)
+    arena_settle(a);
+  for (int i = 0; i < N; i++)
+    assert_true(i == LIVE ? !faults(b[i]) : faults(b[i]));
+  if (a->marks)
+    assert_int_equal(mprotects, 2); /* below LIVE, above it */
+  arena_destroy(a);
+}
+
 /* Check mode with more live blocks than may have guard pages: the rest
  * lose their guard, nothing fails. */
 static void test_check_many(void **state) {
@@ -425,6 +479,7 @@ int main(void) {
       cmocka_unit_test(test_check_protect_runs),
       cmocka_unit_test(test_check_many),
       cmocka_unit_test(test_check_shuffled_frees),
+      cmocka_unit_test(test_check_waiting_flush),
       cmocka_unit_test(test_check_release_batch),
       cmocka_unit_test(test_fault_messages),
   };

@@ -99,7 +99,7 @@ static int stale_add(struct emu_arena *a, uintptr_t p, size_t len) {
   s->key = p;
   s->len = len;
   atree_insert(&a->stale, s);
-  atomic_store_explicit(&a->owed, 1, memory_order_relaxed);
+  atomic_store_explicit(&a->owed, OWED_NOW, memory_order_relaxed);
   return 0;
 }
 
@@ -141,7 +141,7 @@ static void stale_last_set(struct emu_arena *a, uintptr_t p, size_t len) {
   if (a->stale_last.len)
     arena_fill(a, a->stale_last.key, a->stale_last.len, 1);
   a->stale_last = (struct xt_ext){p, len, FREE_DIRTY};
-  atomic_store_explicit(&a->owed, 1, memory_order_relaxed);
+  atomic_store_explicit(&a->owed, OWED_NOW, memory_order_relaxed);
 }
 
 /* [P, P+LEN) is being allocated (its block owes its poison: the extent's
@@ -263,6 +263,37 @@ static int quar_release_one(struct emu_arena *a) {
   return 0;
 }
 
+/* Check mode: the quarantine holds more than its bound by count
+ * (BY_COUNT) or by the bytes its small blocks keep. */
+static int quar_over(const struct emu_arena *a, int by_count) {
+  return by_count ? a->quar.n > EMU_CHECK_QUARANTINE_MAX
+                  : a->quar_kept > EMU_CHECK_QUARANTINE_KEPT;
+}
+
+/* Check mode: give the oldest quarantined block back to FREE, and the
+ * blocks after it in the FIFO that follow it in memory while the bound
+ * (quar_over BY_COUNT) still wants blocks given back: a batch freed in a
+ * row goes back with one insertion into FREE, not one per block (the
+ * same free extents either way). */
+static void quar_release_run(struct emu_arena *a, int by_count) {
+  struct anode *n = fifo_pop(&a->quar);
+  if (!n)
+    return;
+  uintptr_t key = n->key;
+  size_t len = n->len;
+  for (;;) {
+    if (arena_body_len(n) <= EMU_CHECK_KEEP_MAX)
+      a->quar_kept -= arena_body_len(n);
+    apool_put(&a->pool, n);
+    struct anode *h = a->quar.head;
+    if (!h || h->key != key + len || !quar_over(a, by_count))
+      break;
+    n = fifo_pop(&a->quar);
+    len += n->len;
+  }
+  free_insert(a, key, len, FREE_DIRTY);
+}
+
 /* Check mode: the quarantine bounded.  By count, as each quarantined
  * block may keep a mapping of its own; by the bytes of the pages small
  * blocks keep, so that a loop that frees small blocks reuses pages still
@@ -273,11 +304,11 @@ static int quar_release_one(struct emu_arena *a) {
  * (make_accessible). */
 static void quar_bound(struct emu_arena *a) {
   if (a->quar.n >= EMU_CHECK_QUARANTINE_MAX + EMU_CHECK_RELEASE_BATCH)
-    while (a->quar.n > EMU_CHECK_QUARANTINE_MAX)
-      quar_release_one(a);
+    while (quar_over(a, 1))
+      quar_release_run(a, 1);
   if (a->quar_kept >= EMU_CHECK_QUARANTINE_KEPT + EMU_CHECK_RELEASE_BATCH * PAGE)
-    while (a->quar_kept > EMU_CHECK_QUARANTINE_KEPT)
-      quar_release_one(a);
+    while (quar_over(a, 0))
+      quar_release_run(a, 0);
 }
 
 /* Give the oldest cooling block back to FREE.  0 if one was. */

@@ -13,7 +13,7 @@ void arena_pending_link(struct emu_arena *a, struct anode *n) {
   n->prev = &a->pending;
   a->pending.next->prev = n;
   a->pending.next = n;
-  atomic_store_explicit(&a->owed, 1, memory_order_relaxed);
+  atomic_store_explicit(&a->owed, OWED_NOW, memory_order_relaxed);
 }
 
 void arena_pending_unlink(struct emu_arena *a, struct anode *n) {
@@ -22,9 +22,9 @@ void arena_pending_unlink(struct emu_arena *a, struct anode *n) {
   n->next->prev = n->prev;
   n->next = n->prev = NULL;
   /* Nothing left to pay: arena_settle need not take the lock. */
-  if (a->pending.next == &a->pending && !a->stale && !a->stale_last.len &&
-      !a->nunprot)
-    atomic_store_explicit(&a->owed, 0, memory_order_relaxed);
+  if (a->pending.next == &a->pending && !a->stale && !a->stale_last.len)
+    atomic_store_explicit(&a->owed, arena_unprot_owed(a),
+                          memory_order_relaxed);
 }
 
 /* Fill [P, P+N) with the poison, telling ASan around it: the range stays
@@ -84,7 +84,7 @@ void arena_settle_locked(struct emu_arena *a) {
     a->stale_last.len = 0;
   }
   arena_unprot_before_kernel(a);
-  atomic_store_explicit(&a->owed, a->nunprot != 0, memory_order_relaxed);
+  atomic_store_explicit(&a->owed, arena_unprot_owed(a), memory_order_relaxed);
 }
 
 void arena_settle(struct emu_arena *a) {
@@ -92,7 +92,14 @@ void arena_settle(struct emu_arena *a) {
    * the poison tags of free extents and new blocks ("no kernel since"),
    * which must never miss a kernel. */
   atomic_fetch_add_explicit(&a->settles, 1, memory_order_relaxed);
-  if (!atomic_load_explicit(&a->owed, memory_order_relaxed))
+  int owed = atomic_load_explicit(&a->owed, memory_order_relaxed);
+  if (!owed)
+    return;
+  /* Check mode: freed ranges waiting for protection need the lock only
+   * when it is due (arena_unprot_before_kernel), not at every kernel. */
+  if (owed == OWED_UNPROT &&
+      atomic_load_explicit(&a->settles, memory_order_relaxed) <
+          atomic_load_explicit(&a->unprot_due, memory_order_relaxed))
     return;
   biaslock_lock(&a->lock);
   arena_settle_locked(a);

@@ -32,6 +32,10 @@ struct fifo {
 
 struct unwait; /* arena_protect.c */
 
+/* What arena_settle owes (emu_arena.owed). */
+#define OWED_NOW 1
+#define OWED_UNPROT 2
+
 struct emu_arena {
   struct biaslock lock; /* biaslock.h */
   char what[16];
@@ -54,7 +58,7 @@ struct emu_arena {
   struct unwait *unbuf;   /* check mode: more of them, waiting to go
                            * into UNPROT (arena_protect.c) */
   size_t nunbuf, capunbuf;
-  uint64_t *unbits;       /* a bit per 64 KiB of the span: UNBUF's */
+  uint64_t *unbits;       /* a bit per page of the span: UNBUF's */
   void *unscratch;        /* for putting UNBUF in UNPROT */
   size_t unscratch_bytes;
   unsigned long unprot_since; /* SETTLES when UNPROT became non-empty */
@@ -64,7 +68,10 @@ struct emu_arena {
   struct apool pool;
   struct fifo cool, quar;
   struct anode pending;   /* list head (next/prev) */
-  atomic_int owed;        /* PENDING, STALE, STALE_LAST or UNPROT not empty */
+  atomic_int owed;        /* OWED_NOW: PENDING, STALE or STALE_LAST not
+                           * empty, or UNPROT urgent; OWED_UNPROT: only
+                           * UNPROT not empty (protected from UNPROT_DUE
+                           * on); 0 */
   atomic_ulong settles;   /* arena_settle calls (kernels) */
   atomic_ulong frees;     /* odd while arena_free changes anything, then
                            * even: arena_settled_unlocked */
@@ -84,12 +91,22 @@ struct emu_arena {
                            * (arena_out_of_maps) */
   uintptr_t hwm;          /* end of the highest extent ever allocated */
   size_t cool_max_blocks, cool_max_bytes;
+  /* Check mode: the SETTLES count from which UNPROT is protected; 0: it
+   * is empty.  Last: placed before SETTLES, it made the default mode's
+   * 4 KiB launch about 10 % slower where measured (the same instructions:
+   * a layout effect, docs/check.md "Cost"). */
+  atomic_ulong unprot_due;
 };
 
 extern const char *(*arena_kernel_namer)(const void *entry);
 
 static inline int arena_is_check(const struct emu_arena *a) {
   return (a->flags & ARENA_CHECK) != 0;
+}
+
+/* What UNPROT alone owes (emu_arena.owed).  Caller holds the lock. */
+static inline int arena_unprot_owed(const struct emu_arena *a) {
+  return !a->nunprot ? 0 : a->unprot_urgent ? OWED_NOW : OWED_UNPROT;
 }
 
 /* Pages of a live or freed block's extent that are not its guard. */

@@ -138,6 +138,7 @@ void arena_out_of_maps(struct emu_arena *a) {
   a->unprot = NULL;
   a->nunprot = 0;
   a->unprot_urgent = 0;
+  atomic_store_explicit(&a->unprot_due, 0, memory_order_relaxed);
   size_t used = a->hwm > a->base ? a->hwm - a->base : 0;
   if (used && mprotect((void *)a->base, used, PROT_READ | PROT_WRITE) != 0)
     mprotect((void *)a->base, a->span, PROT_READ | PROT_WRITE);
@@ -159,15 +160,23 @@ static unsigned long settles_now(struct emu_arena *a) {
   return atomic_load_explicit(&a->settles, memory_order_relaxed);
 }
 
-/* Freed ranges wait in an array (UNBUF, their 64 KiB regions marked in
- * UNBITS) before they go into the UNPROT treap: frees come in any order
- * (a program unmapping 100 000 blocks shuffled), and a treap insertion at
- * a random address missed the cache at most levels of the tree.  They go
+/* Freed ranges wait in an array (UNBUF, their pages marked in UNBITS)
+ * before they go into the UNPROT treap: frees come in any order (a
+ * program unmapping 100 000 blocks shuffled), and a treap insertion at a
+ * random address missed the cache at most levels of the tree.  They go
  * in together, sorted, when a lookup may need them (unprot_settle): a
- * lookup in regions no waiting range touches needs only the tree. */
-#define UNBITS_SHIFT 16
+ * lookup of pages no waiting range holds needs only the tree.  A bit per
+ * page, not per 64 KiB region: a loop that maps a block per launch
+ * allocates the next block beside the one it just freed, and a bit per
+ * region sent every allocation through a settle.  Most such ranges are
+ * protected by a flush without ever going into the tree
+ * (arena_unprot_flush).  The bitmap is calloc'd: only its words for the
+ * part of the span in use are ever touched. */
+#define UNBITS_SHIFT 12
 /* Waiting ranges put in the tree one by one, at most. */
 #define UNPROT_SORT_MIN 1024
+/* Waiting ranges sorted in place (insertion sort), at most. */
+#define UNPROT_INSERT_SORT_MAX 64
 
 struct unwait {
   uintptr_t key;
@@ -324,10 +333,18 @@ void arena_unprot_add(struct emu_arena *a, uintptr_t p, size_t len,
       arena_out_of_maps(a);
     return;
   }
-  if (!a->nunprot)
+  if (!a->nunprot) {
     a->unprot_since = settles_now(a);
+    atomic_store_explicit(&a->unprot_due,
+                          a->unprot_since + EMU_CHECK_PROTECT_EVERY,
+                          memory_order_relaxed);
+  }
   if (how & (UNPROT_FRESH | UNPROT_URGENT))
     a->unprot_urgent = 1;
+  if (a->unprot_urgent) /* the next kernel protects them */
+    atomic_store_explicit(&a->owed, OWED_NOW, memory_order_relaxed);
+  else if (!atomic_load_explicit(&a->owed, memory_order_relaxed))
+    atomic_store_explicit(&a->owed, OWED_UNPROT, memory_order_relaxed);
   s->key = p;
   s->len = len;
   s->flags = how & UNPROT_CLEAN ? ANODE_CLEAN : 0;
@@ -335,7 +352,6 @@ void arena_unprot_add(struct emu_arena *a, uintptr_t p, size_t len,
   if (!unprot_wait(a, s))
     atree_insert(&a->unprot, s);
   a->nunprot++;
-  atomic_store_explicit(&a->owed, 1, memory_order_relaxed);
   if (a->nunprot > EMU_CHECK_UNPROT_MAX)
     arena_unprot_flush(a);
 }
@@ -367,8 +383,8 @@ size_t arena_unprot_cut(struct emu_arena *a, uintptr_t p, size_t len,
   *guard_rw = 0;
   if (unbits_any(a, p, len))
     unprot_settle(a);
-  struct anode *s = atree_floor(a->unprot, p);
-  if (!s || s->key + s->len <= p)
+  struct anode *s = a->unprot ? atree_floor(a->unprot, p) : NULL;
+  if (a->unprot && (!s || s->key + s->len <= p))
     s = atree_ceil(a->unprot, p);
   while (s && s->key < e) {
     uintptr_t sk = s->key, se = s->key + s->len;
@@ -441,7 +457,59 @@ static void release_one(struct anode *s, void *arg) {
   apool_put(&((struct emu_arena *)arg)->pool, s);
 }
 
+/* Sort the waiting ranges by address in place (a loop's frees come in
+ * address order mostly: insertion sort) or through scratch memory; 0
+ * without memory for that. */
+static int unbuf_sort(struct emu_arena *a) {
+  size_t m = a->nunbuf;
+  struct unwait *v = a->unbuf;
+  if (m > UNPROT_INSERT_SORT_MAX) {
+    struct unwait *tmp = scratch(a, m * sizeof *tmp);
+    if (!tmp)
+      return 0;
+    struct unwait *sorted = radix_sort(v, tmp, m);
+    if (sorted != v)
+      memcpy(v, sorted, m * sizeof *v);
+    return 1;
+  }
+  for (size_t i = 1; i < m; i++) {
+    struct unwait x = v[i];
+    size_t j = i;
+    for (; j && v[j - 1].key > x.key; j--)
+      v[j] = v[j - 1];
+    v[j] = x;
+  }
+  return 1;
+}
+
+/* The tree is empty: protect the waiting ranges straight from their
+ * array, in address order (the calls the tree's walk would make), and
+ * give their nodes back; 0 without memory to sort them. */
+static int flush_waiting(struct emu_arena *a) {
+  if (!unbuf_sort(a))
+    return 0;
+  struct flush_run r = {a, 0, 0};
+  for (size_t k = 0; k < a->nunbuf; k++) {
+    struct anode *s = a->unbuf[k].n;
+    unbits_mark(a, s->key, s->len, 1);
+    flush_one(s, &r);
+  }
+  protect(a, r.lo, r.hi - r.lo);
+  for (size_t k = 0; k < a->nunbuf; k++)
+    apool_put(&a->pool, a->unbuf[k].n);
+  a->nunbuf = 0;
+  return 1;
+}
+
 void arena_unprot_flush(struct emu_arena *a) {
+  if (!a->unprot && a->nunbuf && flush_waiting(a)) {
+    a->nunprot = 0;
+    a->unprot_urgent = 0;
+    atomic_store_explicit(&a->unprot_due, 0, memory_order_relaxed);
+    if (a->no_maps)
+      arena_out_of_maps(a);
+    return;
+  }
   unprot_settle(a);
   if (!a->unprot)
     return;
@@ -452,6 +520,7 @@ void arena_unprot_flush(struct emu_arena *a) {
   a->unprot = NULL;
   a->nunprot = 0;
   a->unprot_urgent = 0;
+  atomic_store_explicit(&a->unprot_due, 0, memory_order_relaxed);
   if (a->no_maps)
     arena_out_of_maps(a);
 }
