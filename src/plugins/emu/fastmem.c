@@ -44,53 +44,48 @@ static int cpu_level(void) {
   return l;
 }
 
+/* Four vectors from S + I to D + I. */
+__attribute__((target("avx512f"), always_inline)) static inline void
+move4x64(char *d, const char *s, size_t i) {
+  __m512i a = _mm512_loadu_si512(s + i), b = _mm512_loadu_si512(s + i + 64),
+          c = _mm512_loadu_si512(s + i + 128),
+          e = _mm512_loadu_si512(s + i + 192);
+  _mm512_storeu_si512(d + i, a);
+  _mm512_storeu_si512(d + i + 64, b);
+  _mm512_storeu_si512(d + i + 128, c);
+  _mm512_storeu_si512(d + i + 192, e);
+}
+
+__attribute__((target("avx2"), always_inline)) static inline void
+move4x32(char *d, const char *s, size_t i) {
+  __m256i a = _mm256_loadu_si256((const __m256i *)(s + i)),
+          b = _mm256_loadu_si256((const __m256i *)(s + i + 32)),
+          c = _mm256_loadu_si256((const __m256i *)(s + i + 64)),
+          e = _mm256_loadu_si256((const __m256i *)(s + i + 96));
+  _mm256_storeu_si256((__m256i *)(d + i), a);
+  _mm256_storeu_si256((__m256i *)(d + i + 32), b);
+  _mm256_storeu_si256((__m256i *)(d + i + 64), c);
+  _mm256_storeu_si256((__m256i *)(d + i + 96), e);
+}
+
 /* Four vectors at a time, then the last 4 * VEC bytes, overlapping what
  * the loop copied (N >= 4 * VEC).  One branch per turn of the loop (a
  * loop that tested for the tail inside took 10 ns more per 4 KiB launch,
  * two copies). */
-__attribute__((target("avx512f"))) static void
-copy512(char *d, const char *s, size_t n) {
+__attribute__((target("avx512f"))) static void copy512(char *d, const char *s,
+                                                       size_t n) {
   size_t last = n - 256;
-  for (size_t i = 0; i < last; i += 256) {
-    __m512i a = _mm512_loadu_si512(s + i), b = _mm512_loadu_si512(s + i + 64),
-            c = _mm512_loadu_si512(s + i + 128),
-            e = _mm512_loadu_si512(s + i + 192);
-    _mm512_storeu_si512(d + i, a);
-    _mm512_storeu_si512(d + i + 64, b);
-    _mm512_storeu_si512(d + i + 128, c);
-    _mm512_storeu_si512(d + i + 192, e);
-  }
-  __m512i a = _mm512_loadu_si512(s + last),
-          b = _mm512_loadu_si512(s + last + 64),
-          c = _mm512_loadu_si512(s + last + 128),
-          e = _mm512_loadu_si512(s + last + 192);
-  _mm512_storeu_si512(d + last, a);
-  _mm512_storeu_si512(d + last + 64, b);
-  _mm512_storeu_si512(d + last + 128, c);
-  _mm512_storeu_si512(d + last + 192, e);
+  for (size_t i = 0; i < last; i += 256)
+    move4x64(d, s, i);
+  move4x64(d, s, last);
 }
 
-__attribute__((target("avx2"))) static void
-copy256(char *d, const char *s, size_t n) {
+__attribute__((target("avx2"))) static void copy256(char *d, const char *s,
+                                                    size_t n) {
   size_t last = n - 128;
-  for (size_t i = 0; i < last; i += 128) {
-    __m256i a = _mm256_loadu_si256((const __m256i *)(s + i)),
-            b = _mm256_loadu_si256((const __m256i *)(s + i + 32)),
-            c = _mm256_loadu_si256((const __m256i *)(s + i + 64)),
-            e = _mm256_loadu_si256((const __m256i *)(s + i + 96));
-    _mm256_storeu_si256((__m256i *)(d + i), a);
-    _mm256_storeu_si256((__m256i *)(d + i + 32), b);
-    _mm256_storeu_si256((__m256i *)(d + i + 64), c);
-    _mm256_storeu_si256((__m256i *)(d + i + 96), e);
-  }
-  __m256i a = _mm256_loadu_si256((const __m256i *)(s + last)),
-          b = _mm256_loadu_si256((const __m256i *)(s + last + 32)),
-          c = _mm256_loadu_si256((const __m256i *)(s + last + 64)),
-          e = _mm256_loadu_si256((const __m256i *)(s + last + 96));
-  _mm256_storeu_si256((__m256i *)(d + last), a);
-  _mm256_storeu_si256((__m256i *)(d + last + 32), b);
-  _mm256_storeu_si256((__m256i *)(d + last + 64), c);
-  _mm256_storeu_si256((__m256i *)(d + last + 96), e);
+  for (size_t i = 0; i < last; i += 128)
+    move4x32(d, s, i);
+  move4x32(d, s, last);
 }
 
 /* Whole vectors of W from P; returns the bytes stored (a multiple of 64 or
