@@ -89,43 +89,70 @@ static void defer(struct cthread *t, const struct obs_event *e) {
 
 /* ---- the events ---- */
 
-/* The line of a place check_where names: "t.c:12" or "line 12 of f".
- * The names are interned (kept until exit), so the last one's line is
- * remembered by its address: a launch loop parses nothing.  Caller holds
- * check_lock. */
+/* The line of a place check_where names: "t.c:12" or "line 12 of f". */
 static int where_line(const char *w) {
-  static const char *last;
-  static int last_line;
-  if (w == last)
-    return last_line;
   const char *colon = strrchr(w, ':');
-  last_line = !strncmp(w, "line ", 5) ? atoi(w + 5)
-              : colon                 ? atoi(colon + 1)
-                                      : 0;
-  last = w;
-  return last_line;
+  return !strncmp(w, "line ", 5) ? atoi(w + 5)
+         : colon                 ? atoi(colon + 1)
+                                 : 0;
 }
 
-/* check_where and check_intern of the last source location and kernel
- * name (interned by their address: the same answer for the same
- * pointer), for a loop of launches.  Caller holds check_lock. */
-static const char *where_of(const ident_t *loc) {
-  static const ident_t *last;
-  static const char *where;
-  if (loc != last || !where) {
-    where = check_where(loc);
-    last = loc;
-  }
-  return where;
+/* Answers remembered by the address asked about, a few of each (the
+ * answer for an address never changes: source locations and kernel names
+ * are the program's, and the names made of them are interned, kept until
+ * exit), so a loop of a few constructs (an exit and an enter, one after
+ * the other) parses and hashes nothing.  Caller holds check_lock. */
+#define MEMO 8
+struct memo {
+  const void *key;
+  const char *val;
+  int line;
+};
+
+static inline struct memo *memo_of(struct memo *m, const void *key) {
+  uintptr_t a = (uintptr_t)key;
+  return &m[(a >> 4 ^ a >> 8) & (MEMO - 1)];
 }
 
-static const char *kernel_name(const char *kernel) {
-  static const char *last, *name;
-  if (kernel != last || !name) {
-    name = check_intern(kernel);
-    last = kernel;
+/* A source location's place (check_where) and its line. */
+static const struct memo *place_of(const ident_t *loc) {
+  static struct memo memo[MEMO], *last = memo;
+  if (last->key == loc && last->val)
+    return last;
+  struct memo *m = memo_of(memo, loc);
+  if (m->key != loc || !m->val) {
+    m->val = check_where(loc);
+    m->line = where_line(m->val);
+    m->key = loc;
   }
-  return name;
+  return last = m;
+}
+
+/* The same of a kernel's name (check_where_kernel; val NULL if none). */
+static const struct memo *kernel_place(const char *kernel) {
+  static struct memo memo[MEMO];
+  struct memo *m = memo_of(memo, kernel);
+  if (m->key != kernel) {
+    m->val = check_where_kernel(kernel);
+    m->line = m->val ? where_line(m->val) : 0;
+    m->key = kernel;
+  }
+  return m;
+}
+
+/* check_intern of a kernel's or a variable's name (check_intern's own
+ * look-up costs a thread-local look-up and a call). */
+static const char *interned(const char *name) {
+  static struct memo memo[2 * MEMO], *last = memo;
+  if (last->key == name && last->val)
+    return last->val;
+  uintptr_t a = (uintptr_t)name;
+  struct memo *m = &memo[(a >> 4 ^ a >> 8) & (2 * MEMO - 1)];
+  if (m->key != name || !m->val) {
+    m->val = check_intern(name);
+    m->key = name;
+  }
+  return (last = m)->val;
 }
 
 /* memset (R, 0, sizeof *R) in 16-byte stores: GCC's `rep stos` for it
@@ -157,12 +184,14 @@ static void region_begin(struct cthread *t, struct obs_event *e) {
   r->kind = e->rkind;
   r->nowait = e->nowait;
   r->dev = e->device;
-  r->where = where_of(e->loc);
-  const char *kw;
-  if (!where_line(r->where) && e->rkind == OBS_R_TARGET && e->kernel &&
-      (kw = check_where_kernel(e->kernel)))
-    r->where = kw;
-  r->line = where_line(r->where);
+  const struct memo *m = place_of(e->loc);
+  if (!m->line && e->rkind == OBS_R_TARGET && e->kernel) {
+    const struct memo *k = kernel_place(e->kernel);
+    if (k->val)
+      m = k;
+  }
+  r->where = m->val;
+  r->line = m->line;
   t->region = r;
   if (check_cfg.check) {
     hostptr_region_begin();
@@ -357,7 +386,7 @@ static void kernel_begin(struct cthread *t, struct obs_event *e) {
   struct cregion *r = t->region;
   if (!r)
     return;
-  r->kernel = kernel_name(e->kernel);
+  r->kernel = interned(e->kernel);
   if (check_cfg.check) {
     hostptr_kernel_args(e, r->where);
     data_globals_check(r, e->device);
@@ -381,7 +410,7 @@ static void on_alloc(struct cthread *t, const struct obs_event *e) {
              !r ? CB_API : r->kind == OBS_R_TARGET ? CB_PRIVATE : CB_RAW);
   if (b) {
     b->hst = e->hst;
-    b->var = check_intern(e->var);
+    b->var = interned(e->var);
   }
 }
 
@@ -438,7 +467,7 @@ static void on_map(struct cthread *t, const struct obs_event *e) {
                               CB_GLOBAL);
     if (g) {
       g->hst = e->hst;
-      g->var = check_intern(e->var);
+      g->var = interned(e->var);
     }
     return;
   }
@@ -447,14 +476,14 @@ static void on_map(struct cthread *t, const struct obs_event *e) {
     b->kind = CB_MAPPED;
     b->maptype = e->maptype;
     b->hst = e->hst;
-    b->var = check_intern(e->var);
+    b->var = interned(e->var);
     b->mapped_at = r ? r->where : NULL;
   }
   if (e->decision != OBS_MAP_NEW && e->decision != OBS_MAP_EXISTS &&
       e->decision != OBS_MAP_DECREMENT)
     return;
   struct cuse *u = check_region_use(r, e->hst, (uintptr_t)e->size, e->tgt,
-                                    check_intern(e->var), e->maptype);
+                                    interned(e->var), e->maptype);
   if (e->decision == OBS_MAP_EXISTS && b && b->tgt == e->tgt)
     check_name_adopt(b, e->var);
   if (e->decision == OBS_MAP_EXISTS && check_cfg.check)
