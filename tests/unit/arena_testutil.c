@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "arena_testutil.h"
+#include "fault.h"
 
 NO_ASAN unsigned char peek(const void *p) {
   return *(const volatile unsigned char *)p;
@@ -73,4 +74,14 @@ NO_ASAN int faults(const volatile char *p) {
     faulted = 1;
   sigaction(SIGSEGV, &old, NULL);
   return faulted;
+}
+
+struct emu_arena *check_arena_with_block(char **block) {
+  fault_set_check(1, 42);
+  struct emu_arena *a = arena_create_ex("data", 2, TB(22), 4 * MB, 256,
+                                        ARENA_CHECK, 64 * MB);
+  fault_register_arena(a, 1);
+  *block = arena_alloc(a, 800);
+  arena_settle(a);
+  return a;
 }

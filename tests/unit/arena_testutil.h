@@ -35,6 +35,10 @@ void poke(void *p, char v);
 void kernel_write(void *p, int c, size_t n);
 /* 1 if reading the byte at P faults. */
 int faults(const volatile char *p);
+/* In a child (in_child): check mode's fault handling on (exit status 42
+ * at a finding), a check-mode arena of device 2 at TB(22) registered with
+ * it, and an 800-byte block allocated and settled, in *BLOCK. */
+struct emu_arena *check_arena_with_block(char **block);
 /* Run FN in a child with stderr captured; its exit status in *STATUS,
  * what it printed returned (malloc'd). */
 char *in_child(void (*fn)(void), int *status);

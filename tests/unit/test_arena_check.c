@@ -408,12 +408,7 @@ static struct emu_arena *child_arena;
 static char *child_block;
 
 static void child_setup(void) {
-  fault_set_check(1, 42);
-  child_arena = arena_create_ex("data", 2, TB(22), 4 * MB, 256, ARENA_CHECK,
-                                64 * MB);
-  fault_register_arena(child_arena, 1);
-  child_block = arena_alloc(child_arena, 800);
-  arena_settle(child_arena);
+  child_arena = check_arena_with_block(&child_block);
 }
 
 NO_ASAN static void read_past_end(void) {

@@ -37,12 +37,7 @@ static struct emu_arena *arena;
 static char *block;
 
 static void setup_watch(void) {
-  fault_set_check(1, 42);
-  arena = arena_create_ex("data", 2, TB(22), 4 * MB, 256, ARENA_CHECK,
-                          64 * MB);
-  fault_register_arena(arena, 1);
-  block = arena_alloc(arena, 800);
-  arena_settle(arena);
+  arena = check_arena_with_block(&block);
   if (watch_start(arena, 2, (uintptr_t)block, 800, 0) != 0)
     _exit(3);
 }
