@@ -33,6 +33,19 @@ static void shuffle(size_t *v, size_t n) {
 #define BASE ((uintptr_t)0x7e0000000000ULL) /* never dereferenced */
 #define GRAN ((size_t)256)
 
+/* Into *ROOT, a node from POOL for each of the N keys BASE + ORDER[k] *
+ * STEP * GRAN, in that order. */
+static void insert_keys(struct anode **root, struct apool *pool,
+                        const size_t *order, size_t n, size_t step) {
+  for (size_t k = 0; k < n; k++) {
+    struct anode *a = apool_get(pool);
+    assert_non_null(a);
+    a->key = BASE + order[k] * step * GRAN;
+    a->len = GRAN;
+    atree_insert(root, a);
+  }
+}
+
 /* 100 000 blocks set and cleared in shuffled orders: each start finds its
  * node while live and nothing once cleared; addresses that cannot start a
  * block find nothing. */
@@ -151,21 +164,11 @@ static void test_treap_scale(void **state) {
     order[i] = i;
   rng_state = 88172645463325252ull;
   shuffle(order, N);
-  for (size_t k = 0; k < N; k++) {
-    struct anode *n = apool_get(&pool);
-    assert_non_null(n);
-    n->key = BASE + order[k] * GRAN;
-    n->len = GRAN;
-    atree_insert(&root, n);
+  insert_keys(&root, &pool, order, N, 1);
+  for (size_t k = 0; k < N; k++)
     live[order[k]] = 1;
-  }
   shuffle(order, N);
-  for (size_t k = 0; k < N; k++) {
-    struct anode *n = apool_get(&pool);
-    assert_non_null(n);
-    n->key = BASE + order[k] * GRAN;
-    atree_insert(&root2, n);
-  }
+  insert_keys(&root2, &pool, order, N, 1);
   assert_int_equal(root->key, root2->key);
   assert_int_equal(root->l ? root->l->key : 0, root2->l ? root2->l->key : 0);
   assert_int_equal(root->r ? root->r->key : 0, root2->r ? root2->r->key : 0);
@@ -222,12 +225,7 @@ static void test_treap_build(void **state) {
     order[i] = i;
   rng_state = 2463534242ull;
   shuffle(order, N);
-  for (size_t k = 0; k < N; k++) {
-    struct anode *n = apool_get(&pool);
-    assert_non_null(n);
-    n->key = BASE + order[k] * 3 * GRAN;
-    atree_insert(&root, n);
-  }
+  insert_keys(&root, &pool, order, N, 3);
   for (size_t i = 0; i < N; i++) {
     v[i] = apool_get(&pool);
     assert_non_null(v[i]);
