@@ -266,9 +266,9 @@ int check_api_device_side(const char *which, const void *p, size_t len,
     return 0;
   struct side_words sw;
   side_words(api, ra, which, &sw);
-  ompemu_error("ompemu", "%s: %s %s" OMPEMU_PTR " (%zu bytes) is not device "
-               "%d memory, yet %s_device_num%s is device %d: %s: nothing "
-               "copied", sw.call, which, sw.var, OMPEMU_P(p), len, (int)dev,
+  ompemu_error("ompemu", "%s: %s %s" OMPEMU_PTR " (%zu bytes) is not "
+               "inside device %d memory, yet %s_device_num%s is device %d: "
+               "%s: nothing copied", sw.call, which, sw.var, OMPEMU_P(p), len, (int)dev,
                which, sw.ex, (int)dev, why);
   return -1;
 }

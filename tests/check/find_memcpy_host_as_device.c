@@ -4,9 +4,9 @@
 // the default one), with a message in the API's words that names the
 // call's line, the variable and why the address is not device memory.
 // EXPECT-STDERR: ompemu: error: omp_target_memcpy at find_memcpy_host_as_device.c:23: dst h = 0x
-// EXPECT-STDERR: (800 bytes) is not device 0 memory, yet dst_device_num (dev) is device 0: it lies outside device 0's data range [0x0000550000000000,
+// EXPECT-STDERR: (800 bytes) is not inside device 0 memory, yet dst_device_num (dev) is device 0: it lies outside device 0's data range [0x0000550000000000,
 // EXPECT-STDERR: ompemu: error: omp_target_memcpy at find_memcpy_host_as_device.c:24: src h = 0x
-// EXPECT-STDERR: (800 bytes) is not device 0 memory, yet src_device_num (dev) is device 0
+// EXPECT-STDERR: (800 bytes) is not inside device 0 memory, yet src_device_num (dev) is device 0
 // EXPECT-STDOUT: refused twice, nothing written
 #include <omp.h>
 #include <stdio.h>
