@@ -363,14 +363,19 @@ static void region_end(struct cthread *t) {
     race_region_end(r); /* a member of a batch: freed with its batch */
   }
   if (!in_batch) {
+    /* Most constructs have none of these: no call to free them. */
     for (int i = 0; i < r->nuses; i++)
-      free(r->uses[i].before);
-    free(r->uninit);
+      if (r->uses[i].before)
+        free(r->uses[i].before);
+    if (r->uninit)
+      free(r->uninit);
     r->uninit = NULL;
-    free(r->watched);
+    if (r->watched)
+      free(r->watched);
     r->watched = NULL;
     r->nwatched = 0;
-    free(r->slack);
+    if (r->slack)
+      free(r->slack);
     r->slack = NULL;
     r->nslack = 0;
     if (t->spare) {
@@ -472,18 +477,19 @@ static void on_map(struct cthread *t, const struct obs_event *e) {
     return;
   }
   struct cblock *b = cb_find(e->device, e->tgt);
+  const char *var = interned(e->var);
   if (e->decision == OBS_MAP_NEW && b && b->tgt == e->tgt) {
     b->kind = CB_MAPPED;
     b->maptype = e->maptype;
     b->hst = e->hst;
-    b->var = interned(e->var);
+    b->var = var;
     b->mapped_at = r ? r->where : NULL;
   }
   if (e->decision != OBS_MAP_NEW && e->decision != OBS_MAP_EXISTS &&
       e->decision != OBS_MAP_DECREMENT)
     return;
   struct cuse *u = check_region_use(r, e->hst, (uintptr_t)e->size, e->tgt,
-                                    interned(e->var), e->maptype);
+                                    var, e->maptype);
   if (e->decision == OBS_MAP_EXISTS && b && b->tgt == e->tgt)
     check_name_adopt(b, e->var);
   if (e->decision == OBS_MAP_EXISTS && check_cfg.check)
