@@ -163,6 +163,7 @@ static void clear_region(struct cregion *r) {
   const v2u64 zero = {0, 0};
   char *p = (char *)r;
   size_t i = 0;
+#pragma GCC unroll 32
   for (; i + 16 <= sizeof *r; i += 16)
     memcpy(p + i, &zero, 16);
   for (; i < sizeof *r; i++)
@@ -195,7 +196,8 @@ static void region_begin(struct cthread *t, struct obs_event *e) {
   t->region = r;
   if (check_cfg.check) {
     hostptr_region_begin();
-    race_region_begin(r);
+    if (r->nowait) /* the race checker holds nowait regions only */
+      race_region_begin(r);
   }
 }
 

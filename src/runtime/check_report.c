@@ -145,8 +145,14 @@ static struct hist *history(int32_t dev, uintptr_t hst, uintptr_t size,
   return &htab[j];
 }
 
-static void add_line(enum rclass c, const char *var, uintptr_t hst,
-                     uintptr_t size, const char *where, uintptr_t bytes) {
+static void find_line(enum rclass c, const char *var, uintptr_t hst,
+                      uintptr_t size, const char *where, uintptr_t bytes);
+
+/* A transfer of BYTES counted in its line (the line counted last in its
+ * class here, else find_line: a loop counts the same line again). */
+static inline void add_line(enum rclass c, const char *var, uintptr_t hst,
+                            uintptr_t size, const char *where,
+                            uintptr_t bytes) {
   total_bytes[c] += bytes;
   total_count[c]++;
   /* a name: the same line whatever the host range */
@@ -161,6 +167,12 @@ static void add_line(enum rclass c, const char *var, uintptr_t hst,
       return;
     }
   }
+  find_line(c, var, hst, size, where, bytes);
+}
+
+static __attribute__((noinline)) void
+find_line(enum rclass c, const char *var, uintptr_t hst, uintptr_t size,
+          const char *where, uintptr_t bytes) {
   if (!line_slot) {
     lines = calloc(MAX_LINES, sizeof *lines);
     line_slot = malloc(LINE_SLOTS * sizeof *line_slot);
