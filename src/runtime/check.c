@@ -163,6 +163,7 @@ static void clear_region(struct cregion *r) {
   const v2u64 zero = {0, 0};
   char *p = (char *)r;
   size_t i = 0;
+#pragma GCC unroll 32
   for (; i + 16 <= sizeof *r; i += 16)
     memcpy(p + i, &zero, 16);
   for (; i < sizeof *r; i++)
@@ -195,7 +196,8 @@ static void region_begin(struct cthread *t, struct obs_event *e) {
   t->region = r;
   if (check_cfg.check) {
     hostptr_region_begin();
-    race_region_begin(r);
+    if (r->nowait) /* the race checker holds nowait regions only */
+      race_region_begin(r);
   }
 }
 
@@ -363,14 +365,19 @@ static void region_end(struct cthread *t) {
     race_region_end(r); /* a member of a batch: freed with its batch */
   }
   if (!in_batch) {
+    /* Most constructs have none of these: no call to free them. */
     for (int i = 0; i < r->nuses; i++)
-      free(r->uses[i].before);
-    free(r->uninit);
+      if (r->uses[i].before)
+        free(r->uses[i].before);
+    if (r->uninit)
+      free(r->uninit);
     r->uninit = NULL;
-    free(r->watched);
+    if (r->watched)
+      free(r->watched);
     r->watched = NULL;
     r->nwatched = 0;
-    free(r->slack);
+    if (r->slack)
+      free(r->slack);
     r->slack = NULL;
     r->nslack = 0;
     if (t->spare) {
@@ -472,18 +479,19 @@ static void on_map(struct cthread *t, const struct obs_event *e) {
     return;
   }
   struct cblock *b = cb_find(e->device, e->tgt);
+  const char *var = interned(e->var);
   if (e->decision == OBS_MAP_NEW && b && b->tgt == e->tgt) {
     b->kind = CB_MAPPED;
     b->maptype = e->maptype;
     b->hst = e->hst;
-    b->var = interned(e->var);
+    b->var = var;
     b->mapped_at = r ? r->where : NULL;
   }
   if (e->decision != OBS_MAP_NEW && e->decision != OBS_MAP_EXISTS &&
       e->decision != OBS_MAP_DECREMENT)
     return;
   struct cuse *u = check_region_use(r, e->hst, (uintptr_t)e->size, e->tgt,
-                                    interned(e->var), e->maptype);
+                                    var, e->maptype);
   if (e->decision == OBS_MAP_EXISTS && b && b->tgt == e->tgt)
     check_name_adopt(b, e->var);
   if (e->decision == OBS_MAP_EXISTS && check_cfg.check)
@@ -494,27 +502,6 @@ static void on_map(struct cthread *t, const struct obs_event *e) {
     u->refs = e->dyn_ref == UINT64_MAX || e->hold_ref == UINT64_MAX
                   ? UINT64_MAX
                   : e->dyn_ref + e->hold_ref;
-  }
-}
-
-/* 1 for the phases on_event does nothing with (no lock taken then). */
-static int idle_phase(const struct cthread *t, const struct obs_event *e,
-                      enum obs_phase ph) {
-  int end_ok = ph == OBS_PH_END && e->result == 0;
-  switch (e->point) {
-  case OBS_ALLOC:
-    return !end_ok || !e->tgt;
-  case OBS_COPY_TO:
-  case OBS_COPY_FROM:
-    return !end_ok;
-  case OBS_WAIT: /* the work it completes is this thread's (deferred) */
-    return ph != OBS_PH_END || (!t->deferred.n && !t->deferred.kernel);
-  case OBS_MAP: /* on_map looks at no other decision */
-    return e->decision != OBS_MAP_NEW && e->decision != OBS_MAP_EXISTS &&
-           e->decision != OBS_MAP_DECREMENT && e->decision != OBS_MAP_ABSENT &&
-           e->decision != OBS_MAP_REFUSED;
-  default:
-    return 0;
   }
 }
 
@@ -532,76 +519,144 @@ static struct cthread *thread_of(struct obs_event *e) {
   return t;
 }
 
-static int on_event(struct obs_event *e, enum obs_phase ph) {
+/* The observer's functions, one per point and phase it reads (observer
+ * below): each takes check_lock around its work, and none for the events
+ * it does nothing with. */
+
+static int on_region_begin(struct obs_event *e) {
   struct cthread *t = thread_of(e);
-  if (ph == OBS_PH_BEGIN && e->point == OBS_COPY_FROM)
-    return check_cfg.check && heap_copy_back_past(e, t->region); /* may refuse it */
-  if (idle_phase(t, e, ph))
-    return 0;
   check_lock_take();
-  int ok = ph != OBS_PH_END || e->result == 0;
-  switch (e->point) {
-  case OBS_REGION:
-    if (ph == OBS_PH_BEGIN) {
-      check_dev_epoch++;
-      region_begin(t, e);
-    }
-    else
-      region_end(t);
-    break;
-  case OBS_ALLOC:
-    if (ph == OBS_PH_END && ok && e->tgt)
-      on_alloc(t, e);
-    break;
-  case OBS_FREE:
-    on_free(t, e, ph);
-    break;
-  case OBS_COPY_TO:
-  case OBS_COPY_FROM:
-    if (ph != OBS_PH_END || !ok)
-      break;
-    if (e->queued) {
-      /* Its device addresses are noted now, before any later kernel (the
-       * rest waits for the queue's wait). */
-      if (e->point == OBS_COPY_TO && check_cfg.check)
-        check_dev_note(e->device, (const void *)e->hst, (size_t)e->size, 0);
-      defer(t, e);
-    } else if (e->point == OBS_COPY_TO) {
-      copy_to(t, e->device, e->hst, e->tgt, (uintptr_t)e->size, e->var, 1);
-    } else {
-      copy_from(t, e->device, e->hst, e->tgt, (uintptr_t)e->size, e->var,
-                0);
-    }
-    break;
-  case OBS_KERNEL:
-    if (ph == OBS_PH_BEGIN) {
-      check_dev_epoch++;
-      check_unsettled++;
-      kernel_begin(t, e);
-    } else if (ok && e->queued) {
-      t->deferred.kernel = 1;
-      t->deferred.kernels++;
-    } else {
-      /* A queued kernel that failed may run yet: never settled. */
-      if (!e->queued)
-        check_unsettled--;
-      if (ok)
-        kernel_done(t->region);
-    }
-    break;
-  case OBS_WAIT:
-    if (ph == OBS_PH_END)
-      run_deferred(t);
-    break;
-  case OBS_MAP:
-    on_map(t, e);
-    break;
-  default:
-    break;
+  check_dev_epoch++;
+  region_begin(t, e);
+  check_lock_give();
+  return 0;
+}
+
+static int on_region_end(struct obs_event *e) {
+  struct cthread *t = thread_of(e);
+  check_lock_take();
+  region_end(t);
+  check_lock_give();
+  return 0;
+}
+
+static int on_alloc_end(struct obs_event *e) {
+  if (e->result != 0 || !e->tgt)
+    return 0;
+  struct cthread *t = thread_of(e);
+  check_lock_take();
+  on_alloc(t, e);
+  check_lock_give();
+  return 0;
+}
+
+static int on_free_begin(struct obs_event *e) {
+  struct cthread *t = thread_of(e);
+  check_lock_take();
+  on_free(t, e, OBS_PH_BEGIN);
+  check_lock_give();
+  return 0;
+}
+
+static int on_free_end(struct obs_event *e) {
+  struct cthread *t = thread_of(e);
+  check_lock_take();
+  on_free(t, e, OBS_PH_END);
+  check_lock_give();
+  return 0;
+}
+
+/* A copy back that would read past a host heap block is refused. */
+static int on_copy_from_begin(struct obs_event *e) {
+  return check_cfg.check && heap_copy_back_past(e, thread_of(e)->region);
+}
+
+static int on_copy_end(struct obs_event *e) {
+  if (e->result != 0)
+    return 0;
+  struct cthread *t = thread_of(e);
+  check_lock_take();
+  if (e->queued) {
+    /* Its device addresses are noted now, before any later kernel (the
+     * rest waits for the queue's wait). */
+    if (e->point == OBS_COPY_TO && check_cfg.check)
+      check_dev_note(e->device, (const void *)e->hst, (size_t)e->size, 0);
+    defer(t, e);
+  } else if (e->point == OBS_COPY_TO) {
+    copy_to(t, e->device, e->hst, e->tgt, (uintptr_t)e->size, e->var, 1);
+  } else {
+    copy_from(t, e->device, e->hst, e->tgt, (uintptr_t)e->size, e->var, 0);
   }
   check_lock_give();
   return 0;
 }
+
+static int on_kernel_begin(struct obs_event *e) {
+  struct cthread *t = thread_of(e);
+  check_lock_take();
+  check_dev_epoch++;
+  check_unsettled++;
+  kernel_begin(t, e);
+  check_lock_give();
+  return 0;
+}
+
+static int on_kernel_end(struct obs_event *e) {
+  struct cthread *t = thread_of(e);
+  int ok = e->result == 0;
+  check_lock_take();
+  if (ok && e->queued) {
+    t->deferred.kernel = 1;
+    t->deferred.kernels++;
+  } else {
+    /* A queued kernel that failed may run yet: never settled. */
+    if (!e->queued)
+      check_unsettled--;
+    if (ok)
+      kernel_done(t->region);
+  }
+  check_lock_give();
+  return 0;
+}
+
+/* The work it completes is this thread's (deferred). */
+static int on_wait_end(struct obs_event *e) {
+  struct cthread *t = thread_of(e);
+  if (!t->deferred.n && !t->deferred.kernel)
+    return 0;
+  check_lock_take();
+  run_deferred(t);
+  check_lock_give();
+  return 0;
+}
+
+/* The map decisions on_map looks at (observer.decisions). */
+#define MAP_DECISIONS                                                         \
+  (OBS_BIT(OBS_MAP_NEW) | OBS_BIT(OBS_MAP_EXISTS) |                           \
+   OBS_BIT(OBS_MAP_DECREMENT) | OBS_BIT(OBS_MAP_ABSENT) |                     \
+   OBS_BIT(OBS_MAP_REFUSED))
+
+static int on_map_instant(struct obs_event *e) {
+  /* Other observers may have asked for every decision. */
+  if (!(MAP_DECISIONS & OBS_BIT(e->decision)))
+    return 0;
+  struct cthread *t = thread_of(e);
+  check_lock_take();
+  on_map(t, e);
+  check_lock_give();
+  return 0;
+}
+
+static const obs_fn handlers[OBS_NPOINTS][3] = {
+    [OBS_REGION] = {on_region_begin, on_region_end, NULL},
+    [OBS_ALLOC] = {NULL, on_alloc_end, NULL},
+    [OBS_FREE] = {on_free_begin, on_free_end, NULL},
+    [OBS_COPY_TO] = {NULL, on_copy_end, NULL},
+    [OBS_COPY_FROM] = {on_copy_from_begin, on_copy_end, NULL},
+    [OBS_KERNEL] = {on_kernel_begin, on_kernel_end, NULL},
+    [OBS_WAIT] = {NULL, on_wait_end, NULL},
+    [OBS_MAP] = {NULL, NULL, on_map_instant},
+};
 
 /* ---- the end ---- */
 
@@ -658,14 +713,10 @@ static void exit_status(int status, void *arg) {
 
 static const struct obs_observer observer = {
     .name = "check",
-    .points = OBS_BIT(OBS_REGION) | OBS_BIT(OBS_ALLOC) | OBS_BIT(OBS_FREE) |
-              OBS_BIT(OBS_COPY_TO) | OBS_BIT(OBS_COPY_FROM) |
-              OBS_BIT(OBS_KERNEL) | OBS_BIT(OBS_WAIT) | OBS_BIT(OBS_MAP),
-    .event = on_event,
+    .on = handlers,
+    .decisions = MAP_DECISIONS,
     .finish = finish,
     .slot = &slot,
-    /* idle_phase's begins */
-    .no_begin = OBS_BIT(OBS_ALLOC) | OBS_BIT(OBS_COPY_TO) | OBS_BIT(OBS_WAIT),
 };
 
 /* OMPEMU_CHECK_ORDER: source | reverse | seed:N | off. */

@@ -57,8 +57,8 @@ RT_HIDDEN extern struct check_config check_cfg;
  * take or give check_lock. */
 RT_HIDDEN extern struct biaslock check_lock;
 RT_HIDDEN void check_lock_setup(void);
-RT_HIDDEN void check_lock_take(void);
-RT_HIDDEN void check_lock_give(void);
+static inline void check_lock_take(void) { biaslock_lock(&check_lock); }
+static inline void check_lock_give(void) { biaslock_unlock(&check_lock); }
 RT_HIDDEN void check_lock_mutex(void);
 RT_HIDDEN int check_lock_try(void);
 
@@ -143,11 +143,25 @@ struct cblock {
   struct cblock *next_freed; /* records given back, for reuse */
 };
 
+/* Live block containing [TGT, TGT+SIZE).  The block found last answers
+ * a lookup inside it here, without a call (a construct's events look the
+ * same block up several times); else the table (cb_find_lookup). */
+RT_HIDDEN extern struct cblock *cb_last_found;
+RT_HIDDEN struct cblock *cb_find_lookup(int32_t dev, uintptr_t tgt,
+                                        uintptr_t size);
+static inline struct cblock *cb_find_range(int32_t dev, uintptr_t tgt,
+                                           uintptr_t size) {
+  struct cblock *c = cb_last_found;
+  uintptr_t n = size ? size : 1, cn = c && c->size ? c->size : 1;
+  /* Live blocks never overlap: the one holding the range is the answer. */
+  if (c && c->dev == dev && tgt >= c->tgt && n <= cn && tgt - c->tgt <= cn - n)
+    return c;
+  return cb_find_lookup(dev, tgt, size);
+}
 /* Live block of device DEV containing TGT (or NULL). */
-RT_HIDDEN struct cblock *cb_find(int32_t dev, uintptr_t tgt);
-/* Live block containing [TGT, TGT+SIZE). */
-RT_HIDDEN struct cblock *cb_find_range(int32_t dev, uintptr_t tgt,
-                                       uintptr_t size);
+static inline struct cblock *cb_find(int32_t dev, uintptr_t tgt) {
+  return cb_find_range(dev, tgt, 1);
+}
 /* Live block of any device containing TGT. */
 RT_HIDDEN struct cblock *cb_find_any(uintptr_t tgt);
 /* The most recently freed block of DEV (any device when DEV < 0) that

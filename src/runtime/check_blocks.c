@@ -53,8 +53,9 @@ struct devtab {
 
 static struct devtab *devs[MAX_DEVICES];
 /* The live block the last range lookup found: a launch looks its blocks
- * up a dozen times (cleared when it leaves the live blocks). */
-static struct cblock *last_found;
+ * up a dozen times (cleared when it leaves the live blocks); cb_find_range
+ * in check.h answers from it without a call. */
+struct cblock *cb_last_found;
 static uint64_t seq;
 static struct cblock tomb_block;
 #define TOMB (&tomb_block)
@@ -302,8 +303,8 @@ static struct cblock *t_floor(struct cblock *n, uintptr_t x) {
 
 /* Take live block B out of T's table. */
 static void unlink_live(struct devtab *t, struct cblock *b) {
-  if (b == last_found)
-    last_found = NULL;
+  if (b == cb_last_found)
+    cb_last_found = NULL;
   t_remove(t, b);
   if (hash_drop(t, b) && !--t->nlive)
     t->lo = t->hi = 0;
@@ -361,21 +362,13 @@ static struct cblock *t_overlap(const struct devtab *t, uintptr_t lo,
   return ends_after(t, bucket_of(lo), bucket_of(hi - 1), lo);
 }
 
-struct cblock *cb_find_range(int32_t dev, uintptr_t tgt, uintptr_t size) {
-  struct cblock *c = last_found;
-  uintptr_t n = size ? size : 1, cn = c && c->size ? c->size : 1;
-  /* Live blocks never overlap: the one holding the range is the answer. */
-  if (c && c->dev == dev && tgt >= c->tgt && n <= cn && tgt - c->tgt <= cn - n)
-    return c;
+struct cblock *cb_find_lookup(int32_t dev, uintptr_t tgt, uintptr_t size) {
+  uintptr_t n = size ? size : 1;
   struct devtab *t = tab(dev, 0);
   if (!t || !t->nlive)
     return NULL;
   struct cblock *b = t_holder(t, tgt);
-  return b && tgt + n <= end_of(b) ? (last_found = b) : NULL;
-}
-
-struct cblock *cb_find(int32_t dev, uintptr_t tgt) {
-  return cb_find_range(dev, tgt, 1);
+  return b && tgt + n <= end_of(b) ? (cb_last_found = b) : NULL;
 }
 
 struct cblock *cb_find_any(uintptr_t tgt) {
@@ -555,7 +548,7 @@ struct cblock *cb_add(int32_t dev, uintptr_t tgt, uintptr_t size,
     t->lo = tgt;
   if (end_of(b) > t->hi)
     t->hi = end_of(b);
-  last_found = b; /* the block's own events look it up next */
+  cb_last_found = b; /* the block's own events look it up next */
   if (kind == CB_GLOBAL) {
     b->next_global = t->globals;
     t->globals = b;

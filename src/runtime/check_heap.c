@@ -37,10 +37,8 @@ static int state; /* 0 unknown, 1 usable, -1 not glibc's malloc here */
 static uintptr_t heap_lo;
 
 /* Is the process's malloc glibc's (and not ASan's, nor the program's)?
- * The main heap's start from /proc/self/maps. */
-static int setup(void) {
-  if (state)
-    return state > 0;
+ * The main heap's start from /proc/self/maps.  Once (setup below). */
+static __attribute__((noinline)) int setup_once(void) {
   state = -1;
   Dl_info di;
   void *m = dlsym(RTLD_DEFAULT, "malloc");
@@ -61,6 +59,9 @@ static int setup(void) {
   state = 1;
   return 1;
 }
+
+/* Every map section asks: the answer, without setup_once's frame. */
+static int setup(void) { return state ? state > 0 : setup_once(); }
 
 static uintptr_t word(uintptr_t a) { return *(const uintptr_t *)a; }
 

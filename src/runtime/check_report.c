@@ -109,8 +109,12 @@ static int named(const char *var) {
   return last_named;
 }
 
-static struct hist *history(int32_t dev, uintptr_t hst, uintptr_t size) {
+/* The history of (DEV, HST, SIZE); J: its slot (hslot) in the table as
+ * it is, or a value >= hcap. */
+static struct hist *history(int32_t dev, uintptr_t hst, uintptr_t size,
+                            size_t j) {
   if (hused * 2 >= hcap) {
+    j = (size_t)-1;
     size_t nc = hcap ? hcap * 2 : 1024;
     struct hist *t = calloc(nc, sizeof *t);
     if (!t)
@@ -126,7 +130,8 @@ static struct hist *history(int32_t dev, uintptr_t hst, uintptr_t size) {
     htab = t;
     hcap = nc;
   }
-  size_t j = hslot(dev, hst, size, hcap);
+  if (j >= hcap)
+    j = hslot(dev, hst, size, hcap);
   while (htab[j].used && !(htab[j].hst == hst && htab[j].size == size &&
                            htab[j].dev == dev))
     j = (j + 1) & (hcap - 1);
@@ -140,8 +145,14 @@ static struct hist *history(int32_t dev, uintptr_t hst, uintptr_t size) {
   return &htab[j];
 }
 
-static void add_line(enum rclass c, const char *var, uintptr_t hst,
-                     uintptr_t size, const char *where, uintptr_t bytes) {
+static void find_line(enum rclass c, const char *var, uintptr_t hst,
+                      uintptr_t size, const char *where, uintptr_t bytes);
+
+/* A transfer of BYTES counted in its line (the line counted last in its
+ * class here, else find_line: a loop counts the same line again). */
+static inline void add_line(enum rclass c, const char *var, uintptr_t hst,
+                            uintptr_t size, const char *where,
+                            uintptr_t bytes) {
   total_bytes[c] += bytes;
   total_count[c]++;
   /* a name: the same line whatever the host range */
@@ -156,6 +167,12 @@ static void add_line(enum rclass c, const char *var, uintptr_t hst,
       return;
     }
   }
+  find_line(c, var, hst, size, where, bytes);
+}
+
+static __attribute__((noinline)) void
+find_line(enum rclass c, const char *var, uintptr_t hst, uintptr_t size,
+          const char *where, uintptr_t bytes) {
   if (!line_slot) {
     lines = calloc(MAX_LINES, sizeof *lines);
     line_slot = malloc(LINE_SLOTS * sizeof *line_slot);
@@ -202,10 +219,11 @@ static void note_copy(enum rclass kind, struct cregion *r, struct cblock *b,
     return;
   /* The range's history (a miss with many ranges) is fetched while the
    * bytes are hashed. */
+  size_t j = hcap ? hslot(b->dev, hst, size, hcap) : (size_t)-1;
   if (hcap)
-    __builtin_prefetch(&htab[hslot(b->dev, hst, size, hcap)]);
+    __builtin_prefetch(&htab[j]);
   uint64_t h = hash ? *hash : check_hash((const void *)hst, size);
-  struct hist *x = history(b->dev, hst, size);
+  struct hist *x = history(b->dev, hst, size, j);
   if (!x)
     return;
   if (x->hash == h) {

@@ -22,6 +22,7 @@
 #define MAX_TAGS 16
 
 uint32_t obs_mask;
+uint32_t obs_decisions;
 static _Atomic int shut_down;
 static const struct obs_observer *observers[MAX_OBSERVERS];
 static int nobservers;
@@ -65,8 +66,19 @@ int obs_register(const struct obs_observer *o) {
   observers[slot] = o;
   if (o->timed)
     __atomic_store_n(&timed, 1, __ATOMIC_RELEASE);
+  uint32_t points = o->points;
+  if (o->on) {
+    points = 0;
+    for (int p = 0; p < OBS_NPOINTS; p++)
+      for (int ph = 0; ph < 3; ph++)
+        if (o->on[p][ph])
+          points |= OBS_BIT(p);
+  }
+  if (points & (OBS_BIT(OBS_MAP) | OBS_BIT(OBS_ASSOC)))
+    __atomic_fetch_or(&obs_decisions, o->decisions ? o->decisions : ~0u,
+                      __ATOMIC_RELEASE);
   __atomic_store_n(&nobservers, slot + 1, __ATOMIC_RELEASE);
-  __atomic_fetch_or(&obs_mask, o->points, __ATOMIC_RELEASE);
+  __atomic_fetch_or(&obs_mask, points, __ATOMIC_RELEASE);
   if (o->slot)
     *o->slot = slot;
   return 0;
@@ -99,42 +111,76 @@ uint64_t obs_new_id(void) { return new_id(me()); }
 
 uint64_t obs_current_op(void) { return tl.cur_op; }
 
-/* Hand E to every observer of its point; at BEGIN stop at a veto, giving
- * those already called an END with result -1.  1 if vetoed. */
-static int dispatch(struct obs_event *e, enum obs_phase ph) {
-  uint32_t bit = OBS_BIT(e->point);
+/* Whether O wants phase PH of point P, and the call. */
+static int wants(const struct obs_observer *o, enum obs_point p,
+                 enum obs_phase ph) {
+  if (o->on)
+    return o->on[p][ph] != NULL;
+  uint32_t bit = OBS_BIT(p);
+  return (o->points & bit) && !(ph == OBS_PH_BEGIN && (o->no_begin & bit));
+}
+
+static int call(const struct obs_observer *o, struct obs_event *e,
+                enum obs_phase ph) {
+  return o->on ? o->on[e->point][ph](e) : o->event(e, ph);
+}
+
+/* E was vetoed at its begin. */
+static int veto(struct obs_event *e) {
+  e->result = -1;
+  e->vetoed = 1;
+  e->t1 = e->t0;
+  return 1;
+}
+
+/* dispatch with more than one observer. */
+static __attribute__((noinline)) int dispatch_all(struct obs_event *e,
+                                                  enum obs_phase ph) {
   int n = nobservers;
-  if (__builtin_expect(n == 1, 1)) { /* the checker (or another) alone */
-    const struct obs_observer *o = observers[0];
-    if (!(o->points & bit) || (ph == OBS_PH_BEGIN && (o->no_begin & bit)))
-      return 0;
-    if (!o->event(e, ph) || ph != OBS_PH_BEGIN)
-      return 0;
-    e->result = -1;
-    e->vetoed = 1;
-    e->t1 = e->t0;
-    return 1;
-  }
   for (int i = 0; i < n; i++) {
     const struct obs_observer *o = observers[i];
-    if (!(o->points & bit) || (ph == OBS_PH_BEGIN && (o->no_begin & bit)))
+    if (!wants(o, e->point, ph))
       continue;
-    if (o->event(e, ph) && ph == OBS_PH_BEGIN) {
-      e->result = -1;
-      e->vetoed = 1;
-      e->t1 = e->t0;
+    if (call(o, e, ph) && ph == OBS_PH_BEGIN) {
+      veto(e);
       for (int j = 0; j < i; j++)
-        if ((observers[j]->points & bit) && !(observers[j]->no_begin & bit))
-          observers[j]->event(e, OBS_PH_END);
+        if (wants(observers[j], e->point, OBS_PH_BEGIN) &&
+            wants(observers[j], e->point, OBS_PH_END))
+          call(observers[j], e, OBS_PH_END);
       return 1;
     }
   }
   return 0;
 }
 
-/* The fields every event has. */
-static void fill(struct obs_tl *t, struct obs_event *e, enum obs_point p,
-                 struct rt_device *d) {
+/* Hand E to every observer of its point; at BEGIN stop at a veto, giving
+ * those already called an END with result -1.  1 if vetoed.  Inline, for
+ * each phase: the lone observer's function is called without a frame of
+ * the layer's own in between. */
+static inline __attribute__((always_inline)) int
+dispatch(struct obs_event *e, enum obs_phase ph) {
+  if (__builtin_expect(nobservers != 1, 0))
+    return dispatch_all(e, ph);
+  const struct obs_observer *o = observers[0]; /* the checker, alone */
+  int r;
+  if (o->on) {
+    obs_fn f = o->on[e->point][ph];
+    if (!f)
+      return 0;
+    r = f(e);
+  } else {
+    if (!wants(o, e->point, ph))
+      return 0;
+    r = o->event(e, ph);
+  }
+  return r && ph == OBS_PH_BEGIN ? veto(e) : 0;
+}
+
+/* The fields every event has.  fill, begin and end are inline in each
+ * obs_* function: one call per event from the hook to the observer. */
+static inline __attribute__((always_inline)) void
+fill(struct obs_tl *t, struct obs_event *e, enum obs_point p,
+     struct rt_device *d) {
   e->point = p;
   e->device = d ? d->id : -1;
   e->id = new_id(t);
@@ -148,8 +194,9 @@ static void fill(struct obs_tl *t, struct obs_event *e, enum obs_point p,
   e->t0 = e->t1 = timed ? obs_now() : 0;
 }
 
-static int begin(struct obs_tl *t, struct obs_event *e, enum obs_point p,
-                 struct rt_device *d) {
+static inline __attribute__((always_inline)) int
+begin(struct obs_tl *t, struct obs_event *e, enum obs_point p,
+      struct rt_device *d) {
   fill(t, e, p, d);
   return dispatch(e, OBS_PH_BEGIN);
 }
@@ -158,7 +205,8 @@ int obs_begin(struct obs_event *e, enum obs_point p, struct rt_device *d) {
   return begin(me(), e, p, d);
 }
 
-static void end(struct obs_tl *t, struct obs_event *e, int result) {
+static inline __attribute__((always_inline)) void
+end(struct obs_tl *t, struct obs_event *e, int result) {
   if (e->vetoed)
     return; /* its observers had their end at the veto */
   if (timed)

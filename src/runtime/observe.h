@@ -148,6 +148,9 @@ struct obs_event {
   void *thread;
 };
 
+/* A function of an observer for one point and phase (obs_observer's ON). */
+typedef int (*obs_fn)(struct obs_event *e);
+
 /* An observer: POINTS is the set of OBS_BIT(point) it wants.  EVENT is
  * called at each phase of those points; at OBS_PH_BEGIN a non-zero return
  * vetoes the operation (the observer has reported why through
@@ -170,6 +173,14 @@ struct obs_observer {
   /* Of POINTS, those whose BEGIN it does not want (it gets their END):
    * an event no observer reads costs no call. */
   uint32_t no_begin;
+  /* Instead of EVENT, POINTS and NO_BEGIN (may be NULL): a function per
+   * point and phase, ON[point][phase], NULL where it wants nothing; the
+   * layer calls straight into each, with no switch on the point and phase
+   * in between.  The return is EVENT's. */
+  const obs_fn (*on)[3];
+  /* MAP and ASSOC: the decisions it reads, OBS_BIT(decision); 0: all.  A
+   * decision no observer reads makes no event. */
+  uint32_t decisions;
 };
 
 /* Observers are registered by the set-up functions listed in observe.c:
@@ -182,6 +193,8 @@ RT_HIDDEN int obs_register(const struct obs_observer *o);
 
 /* The points some observer wants (0: nobody observes). */
 RT_HIDDEN extern uint32_t obs_mask;
+/* The map decisions some observer of MAP or ASSOC reads. */
+RT_HIDDEN extern uint32_t obs_decisions;
 #define OBS_WANTS(p) OBS_WANTS_ANY(OBS_BIT(p))
 #define OBS_WANTS_ANY(bits) __builtin_expect((obs_mask & (bits)) != 0, 0)
 
@@ -279,7 +292,8 @@ RT_HIDDEN void obs_registered(void);
  * for an entry of map type TYPE (0 when there is none). */
 #define OBS_MAP(d, what, hst, tgt, size, var, dyn, hold, type)                \
   do {                                                                        \
-    if (OBS_WANTS_ANY(OBS_BIT(OBS_MAP) | OBS_BIT(OBS_ASSOC)))                 \
+    if (OBS_WANTS_ANY(OBS_BIT(OBS_MAP) | OBS_BIT(OBS_ASSOC)) &&               \
+        (obs_decisions & OBS_BIT(what)))                                      \
       obs_map((d), (what), (uintptr_t)(hst), (uintptr_t)(tgt), (size), (var), \
               (dyn), (hold), (type));                                         \
   } while (0)

@@ -5,7 +5,9 @@
  * the kernel); a veto at a copy's begin fails the construct without the
  * copy, gives the observers before the vetoing one an end with -1 and the
  * others nothing; notes reach later observers; an observer's ignored
- * begins and its per-thread slot; ids; the name helpers. */
+ * begins and its per-thread slot; an observer with a function per point
+ * and phase, and the map decisions no observer reads; ids; the name
+ * helpers. */
 #include "config.h"
 #include "data_fake.h"
 #include "observe.h"
@@ -84,12 +86,36 @@ static const struct obs_observer ends_only = {
     .slot = &ends_slot,
     .no_begin = OBS_BIT(OBS_COPY_TO)};
 
+/* An observer with a function per point and phase (ON): the ends of
+ * copies to the device, and of the MAP decisions only NEW. */
+static int by_point_copies, by_point_new, by_point_other;
+static int by_point_copy_end(struct obs_event *e) {
+  (void)e;
+  by_point_copies++;
+  return 0;
+}
+static int by_point_map(struct obs_event *e) {
+  if (e->decision == OBS_MAP_NEW)
+    by_point_new++;
+  else
+    by_point_other++;
+  return 0;
+}
+static const obs_fn by_point_fns[OBS_NPOINTS][3] = {
+    [OBS_COPY_TO] = {NULL, by_point_copy_end, NULL},
+    [OBS_MAP] = {NULL, NULL, by_point_map},
+};
+static const struct obs_observer by_point = {
+    .name = "by point", .on = by_point_fns,
+    .decisions = OBS_BIT(OBS_MAP_NEW)};
+
 static int setup(void **state) {
   (void)state;
   fake_reset();
   nrecs = 0;
   veto_copy_to = vetoer_calls = after_calls = 0;
   ends_begins = ends_ends = 0;
+  by_point_copies = by_point_new = by_point_other = 0;
   after_note = NULL;
   return 0;
 }
@@ -121,13 +147,23 @@ static void test_nothing_observed(void **state) {
   assert_int_equal(obs_mask, 0);
   assert_int_equal(launch(), 0);
   assert_int_equal(nrecs, 0);
+  /* Alone, the observer by point gets what its functions are for, and
+   * the decisions it does not read make no event. */
+  assert_int_equal(obs_register(&by_point), 0);
+  assert_int_equal(obs_mask, OBS_BIT(OBS_COPY_TO) | OBS_BIT(OBS_MAP));
+  assert_int_equal(obs_decisions, OBS_BIT(OBS_MAP_NEW));
+  assert_int_equal(launch(), 0);
+  assert_int_equal(by_point_copies, 1);
+  assert_int_equal(by_point_new, 1);
+  assert_int_equal(by_point_other, 0);
   /* Registered in this order for the rest of the tests. */
   assert_int_equal(obs_register(&recorder), 0);
   assert_int_equal(obs_register(&vetoing), 0);
   assert_int_equal(obs_register(&later), 0);
   assert_int_equal(obs_register(&ends_only), 0);
-  assert_int_equal(ends_slot, 3);
+  assert_int_equal(ends_slot, 4);
   assert_int_equal(obs_mask, ~0u);
+  assert_int_equal(obs_decisions, ~0u);
 }
 
 static void test_target_region_events(void **state) {
@@ -228,6 +264,11 @@ static void test_ends_only(void **state) {
   assert_int_equal(launch(), 0);
   assert_int_equal(ends_begins, 0);
   assert_int_equal(ends_ends, 2);
+  /* Among other observers the observer by point gets its functions'
+   * events (and decisions others read: DECREMENT, REMOVE). */
+  assert_int_equal(by_point_copies, 2);
+  assert_int_equal(by_point_new, 2);
+  assert_int_equal(by_point_other, 4);
   assert_ptr_equal(ends_found, &ends_ends);
   assert_int_equal(find(0, OBS_COPY_TO, OBS_PH_BEGIN) >= 0, 1);
 }
