@@ -63,10 +63,10 @@ static int bias_off(struct biaslock *b) {
 /* The biased way in: 1 if taken (claiming B for this thread if nobody
  * has); else the bias is ended or ending. */
 static int take_fast(struct biaslock *b) {
-  pthread_t self = pthread_self(), o = atomic_load(&b->owner);
+  uintptr_t self = biaslock_self(), o = atomic_load(&b->owner);
   if (!o && atomic_compare_exchange_strong(&b->owner, &o, self))
     o = self;
-  if (!pthread_equal(o, self)) {
+  if (o != self) {
     end_bias(b);
     return 0;
   }
@@ -108,8 +108,8 @@ void biaslock_mutex(struct biaslock *b) {
 
 int biaslock_trylock(struct biaslock *b) {
   if (atomic_load(&b->bias) == BIASLOCK_ON) {
-    pthread_t self = pthread_self(), o = atomic_load(&b->owner);
-    if (o && pthread_equal(o, self)) {
+    uintptr_t self = biaslock_self(), o = atomic_load(&b->owner);
+    if (o && o == self) {
       if (atomic_load(&b->owner_in))
         return EBUSY; /* interrupted inside */
       return take_fast(b) ? 0 : EBUSY;

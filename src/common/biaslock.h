@@ -15,13 +15,14 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 
 enum { BIASLOCK_OFF, BIASLOCK_ON, BIASLOCK_REVOKING, BIASLOCK_DRAINING };
 
 struct biaslock {
   pthread_mutex_t mutex;
   _Atomic int bias;         /* BIASLOCK_* */
-  _Atomic pthread_t owner;  /* 0 until the first thread takes it */
+  _Atomic uintptr_t owner;  /* biaslock_self, 0 until the first taker */
   _Atomic int owner_in;     /* the owner holds it without the mutex */
 };
 
@@ -39,6 +40,22 @@ void biaslock_destroy(struct biaslock *b);
 
 void biaslock_lock_slow(struct biaslock *b);
 
+/* The calling thread, as an owner: its thread pointer where the compiler
+ * reads it inline (pthread_self is a call through the PLT, two per lock
+ * and unlock), else pthread_self.  Unique among live threads either way. */
+#if defined(__has_builtin) && (defined(__x86_64__) || defined(__aarch64__))
+#if __has_builtin(__builtin_thread_pointer)
+#define BIASLOCK_THREAD_POINTER 1
+#endif
+#endif
+static inline uintptr_t biaslock_self(void) {
+#ifdef BIASLOCK_THREAD_POINTER
+  return (uintptr_t)__builtin_thread_pointer();
+#else
+  return (uintptr_t)pthread_self();
+#endif
+}
+
 static inline void biaslock_lock(struct biaslock *b) {
   int s = atomic_load_explicit(&b->bias, memory_order_acquire);
   if (s == BIASLOCK_OFF) { /* for good: the revoker saw the owner out */
@@ -46,8 +63,8 @@ static inline void biaslock_lock(struct biaslock *b) {
     return;
   }
   if (s == BIASLOCK_ON &&
-      pthread_equal(atomic_load_explicit(&b->owner, memory_order_relaxed),
-                    pthread_self())) {
+      atomic_load_explicit(&b->owner, memory_order_relaxed) ==
+          biaslock_self()) {
     atomic_store_explicit(&b->owner_in, 1, memory_order_relaxed);
     /* Only the compiler must not move the load above the store: the
      * revoking thread's membarrier orders them on the processor. */
@@ -62,8 +79,8 @@ static inline void biaslock_lock(struct biaslock *b) {
 /* Whether this thread holds B the biased way. */
 static inline int biaslock_held_fast(struct biaslock *b) {
   return atomic_load_explicit(&b->owner_in, memory_order_relaxed) &&
-         pthread_equal(atomic_load_explicit(&b->owner, memory_order_relaxed),
-                       pthread_self());
+         atomic_load_explicit(&b->owner, memory_order_relaxed) ==
+             biaslock_self();
 }
 
 static inline void biaslock_unlock(struct biaslock *b) {
