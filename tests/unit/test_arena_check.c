@@ -250,15 +250,16 @@ static void test_check_release_batch(void **state) {
   arena_destroy(a);
 }
 
-/* Check mode: blocks freed in a shuffled order wait for the tree of
+/* Check mode: blocks freed in a shuffled order go into the page index of
  * freed ranges (arena_protect.c) and are found there all the same: a
  * block allocated on their pages reads the poison and keeps its guard, a
  * kernel given a pointer into one protects them all (the live ones stay
  * open), and so do EMU_CHECK_PROTECT_EVERY kernels. */
 static void test_check_shuffled_frees(void **state) {
   (void)state;
-  /* Each batch of frees is more than UNPROT_SORT_MIN (arena_protect.c):
-   * sorted into the tree, the second merged with what the first left. */
+  /* Each batch of frees is more than UNPROT_INSERT_SORT_MAX
+   * (arena_protect.c): radix-sorted when they are protected, the second
+   * batch with what the first left. */
   enum { N = 1500, K = 1100 };
   struct emu_arena *a = arena_create_ex("data", 0, TB(26), 64 * MB, 256,
                                         ARENA_CHECK, 64 * MB);
@@ -297,7 +298,7 @@ static void test_check_shuffled_frees(void **state) {
     assert_true(b[i] == c || faults(b[i]));
   assert_false(faults(c));
   /* Freed again, and reused: the allocations cut their pages out of the
-   * waiting ranges. */
+   * freed ranges. */
   assert_int_equal(arena_free(a, c), 0);
   for (int round = 0; round < 2; round++) {
     static char *d[N];
@@ -321,11 +322,10 @@ static void test_check_shuffled_frees(void **state) {
   arena_destroy(a);
 }
 
-/* Check mode: freed blocks that no lookup touched wait in an array and
- * are protected from it, sorted (arena_protect.c, flush_waiting): in place
- * for a few, through a radix sort for more.  Frees in any order give the
- * calls a walk of the tree of freed ranges gives: runs of freed blocks
- * joined across their guard pages, split at a live block. */
+/* Check mode: freed ranges are protected sorted by address
+ * (arena_protect.c, arena_unprot_flush): in place for a few, through a
+ * radix sort for more.  Frees in any order give the same calls: runs of
+ * freed blocks joined across their guard pages, split at a live block. */
 static void test_check_waiting_flush(void **state) {
   (void)state;
   enum { N = 100, LIVE = 50 };

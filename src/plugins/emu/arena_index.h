@@ -1,7 +1,6 @@
 /* The arena's indexes (arena_index.c): extents as nodes of treaps keyed by
- * address (the ranges whose poison is owed, and in check mode the freed
- * pages still read-write; the free extents have a tree of their own,
- * arena_extents.h), a table of live blocks by start, a bitmap of their
+ * address (the ranges whose poison is owed; the free extents have a tree
+ * of their own, arena_extents.h), a table of live blocks by start, a bitmap of their
  * starts, and a pool the nodes come from.
  * Every operation is O(log n) expected (O(1) for the table) in the number
  * of extents; none allocates on the common path.  Not thread-safe: the
@@ -19,11 +18,12 @@
 struct anode {
   uintptr_t key;        /* extent start */
   size_t len;           /* extent length */
-  size_t size;          /* live: bytes asked for */
+  size_t size;          /* live: bytes asked for; UNPROT: see below */
   uint32_t off;         /* live: the block's offset in the extent */
   unsigned flags;       /* ANODE_* */
-  /* A node is in a treap (STALE, UNPROT) or on a list (pending, a FIFO,
-   * the pool's free list), never both. */
+  /* A node is in a treap (STALE), in UNPROT (arena_protect.c: its index
+   * there in SIZE) or on a list (pending, a FIFO, the pool's free list),
+   * never two of these. */
   union {
     struct {
       struct anode *l, *r; /* treap children */
@@ -56,10 +56,6 @@ struct anode *atree_remove(struct anode **root, uintptr_t key);
 struct anode *atree_floor(struct anode *root, uintptr_t p);
 /* Node with the smallest key >= P, or NULL. */
 struct anode *atree_ceil(struct anode *root, uintptr_t p);
-/* Make *ROOT the tree of the N nodes of V, in address order (STACK: room
- * for N pointers): the tree inserting them one by one would give. */
-void atree_build(struct anode **root, struct anode **v, size_t n,
-                 struct anode **stack);
 /* Call FN on every node in address order. */
 void atree_walk(struct anode *root, void (*fn)(struct anode *, void *),
                 void *arg);

@@ -53,13 +53,14 @@ struct emu_arena {
   struct anode *stale;
   struct xt_ext stale_last; /* the last small freed extent whose poison is
                              * still owed (arena.c); LEN 0: none */
-  struct anode *unprot;   /* check mode: freed pages still read-write */
-  size_t nunprot;         /* ranges in UNPROT and UNBUF */
-  struct unwait *unbuf;   /* check mode: more of them, waiting to go
-                           * into UNPROT (arena_protect.c) */
-  size_t nunbuf, capunbuf;
-  uint64_t *unbits;       /* a bit per page of the span: UNBUF's */
-  void *unscratch;        /* for putting UNBUF in UNPROT */
+  /* Check mode: the freed pages still read-write (UNPROT, arena_protect.c):
+   * their ranges, unsorted, indexed by page. */
+  struct unwait *unv;
+  size_t nunprot, capunv;
+  uint64_t *unstarts;     /* a bit per page of the span where one starts */
+  struct aslots unslots;  /* its node by that page */
+  size_t unlen_max;       /* the longest of them since UNPROT was empty */
+  void *unscratch;        /* for sorting UNV (as large) */
   size_t unscratch_bytes;
   unsigned long unprot_since; /* SETTLES when UNPROT became non-empty */
   int unprot_urgent; /* UNPROT holds pages opened ahead or a block whose
