@@ -38,8 +38,10 @@ static void tree_insert(struct emu_arena *a, struct xt_ext e) {
  * from the lowest up: each went into the tree and out of it again (a
  * leaf insertion, and a removal that merged underfull leaves: about 450
  * instructions of an enter+exit pair with 100 live blocks).  Here the
- * lowest is the last entry: taking it is a decrement.  When SIDE is full
- * its highest entry goes into the tree. */
+ * lowest is the last entry: taking it is a decrement.  So does what is
+ * left of a tree extent a block was taken from (the shuffled frees' runs,
+ * merged in the tree, are then carved without a tree change per block).
+ * When SIDE is full its highest entry goes into the tree. */
 #define EMU_SIDE_MAX 64
 
 /* The index of the first entry of SIDE below KEY (NSIDE if none): the
@@ -206,7 +208,17 @@ void arena_free_take(struct emu_arena *a, const struct xt_ext *f,
     a->hole.key += len;
     a->hole.len -= len;
   } else if (f->len > len) {
-    xt_set(&a->free, f->key, f->key + len, f->len - len, f->tag);
+    struct xt_ext rest = {f->key + len, f->len - len, f->tag};
+    size_t i = a->side ? side_below(a, rest.key) : 0;
+    if (a->side && (a->nside < EMU_SIDE_MAX || i > 0)) {
+      /* The rest has no free neighbour (the new block is below it): it
+       * moves beside the tree, where the next blocks are carved from it
+       * without a tree change each. */
+      xt_remove(&a->free, f->key);
+      side_insert(a, i, rest);
+    } else {
+      xt_set(&a->free, f->key, rest.key, rest.len, rest.tag);
+    }
   } else {
     xt_remove(&a->free, f->key);
   }
