@@ -322,6 +322,36 @@ static void test_check_shuffled_frees(void **state) {
   arena_destroy(a);
 }
 
+/* Check mode: a kernel given a pointer into the last page of a freed
+ * block of several pages, among freed blocks of one page, protects them
+ * all: the freed ranges are found by the page where they start
+ * (arena_protect.c), looking back as far as the longest of them. */
+static void test_check_arg_in_long_range(void **state) {
+  (void)state;
+  struct emu_arena *a = arena_create_ex("data", 0, TB(32), 1 * MB, 256,
+                                        ARENA_CHECK, 1 * MB);
+  assert_non_null(a);
+  char *small1 = arena_alloc(a, 64);
+  char *big = arena_alloc(a, 4 * 4096); /* four pages and the guard */
+  char *small2 = arena_alloc(a, 64);
+  char *live = arena_alloc(a, 64);
+  assert_non_null(small1);
+  assert_non_null(big);
+  assert_non_null(small2);
+  assert_non_null(live);
+  assert_int_equal(arena_free(a, small1), 0);
+  assert_int_equal(arena_free(a, big), 0);
+  assert_int_equal(arena_free(a, small2), 0);
+  assert_false(faults(big + 3 * 4096)); /* no kernel yet */
+  arena_note_kernel(a, big + 3 * 4096 + 100, (void *)0x1234);
+  assert_true(faults(small1));
+  assert_true(faults(big));
+  assert_true(faults(big + 3 * 4096));
+  assert_true(faults(small2));
+  assert_false(faults(live));
+  arena_destroy(a);
+}
+
 /* Check mode: freed ranges are protected sorted by address
  * (arena_protect.c, arena_unprot_flush): in place for a few, through a
  * radix sort for more.  Frees in any order give the same calls: runs of
@@ -475,6 +505,7 @@ int main(void) {
       cmocka_unit_test(test_check_many),
       cmocka_unit_test(test_check_shuffled_frees),
       cmocka_unit_test(test_check_waiting_flush),
+      cmocka_unit_test(test_check_arg_in_long_range),
       cmocka_unit_test(test_check_release_batch),
       cmocka_unit_test(test_fault_messages),
   };
