@@ -18,12 +18,11 @@
 struct anode {
   uintptr_t key;        /* extent start */
   size_t len;           /* extent length */
-  size_t size;          /* live: bytes asked for; UNPROT: see below */
+  size_t size;          /* live: bytes asked for */
   uint32_t off;         /* live: the block's offset in the extent */
   unsigned flags;       /* ANODE_* */
-  /* A node is in a treap (STALE), in UNPROT (arena_protect.c: its index
-   * there in SIZE) or on a list (pending, a FIFO, the pool's free list),
-   * never two of these. */
+  /* A node is in a treap (STALE) or on a list (pending, a FIFO, the
+   * pool's free list), never both. */
   union {
     struct {
       struct anode *l, *r; /* treap children */
@@ -44,7 +43,6 @@ static inline uintptr_t anode_start(const struct anode *n) {
 
 #define ANODE_PENDING 0x1 /* live: not yet poisoned, content stale */
 #define ANODE_GUARDED 0x2 /* check mode: a guard page follows the block */
-#define ANODE_CLEAN 0x4   /* unprotected freed range: all poison */
 #define ANODE_EXPOSED 0x8 /* live: its address was copied to the device */
 
 /* Treap operations; ROOT is updated in place.  A node's priority is a

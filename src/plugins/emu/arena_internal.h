@@ -58,7 +58,7 @@ struct emu_arena {
   struct unwait *unv;
   size_t nunprot, capunv;
   uint64_t *unstarts;     /* a bit per page of the span where one starts */
-  struct aslots unslots;  /* its node by that page */
+  uint32_t *unidx;        /* its index in UNV by that page */
   size_t unlen_max;       /* the longest of them since UNPROT was empty */
   void *unscratch;        /* for sorting UNV (as large) */
   size_t unscratch_bytes;

@@ -37,7 +37,7 @@
 #define MADV_GUARD_REMOVE 103
 #endif
 
-static void unprot_clear(struct emu_arena *a, int clear);
+static void unprot_clear(struct emu_arena *a);
 
 /* Guard markers: a guard page made with MADV_GUARD_INSTALL faults
  * whatever the protection of its mapping, and is no mapping of its own.
@@ -133,7 +133,7 @@ void arena_out_of_maps(struct emu_arena *a) {
                  "mappings left (vm.max_map_count): from here on freed %s "
                  "blocks stay accessible (holding the poison) and blocks get "
                  "no guard page", a->dev, a->what);
-  unprot_clear(a, 1);
+  unprot_clear(a);
   size_t used = a->hwm > a->base ? a->hwm - a->base : 0;
   if (used && mprotect((void *)a->base, used, PROT_READ | PROT_WRITE) != 0)
     mprotect((void *)a->base, a->span, PROT_READ | PROT_WRITE);
@@ -156,26 +156,29 @@ static unsigned long settles_now(struct emu_arena *a) {
 }
 
 /* The freed ranges still read-write (UNPROT) are indexed by page: a bit
- * per page of the span where one starts (UNSTARTS) and its node by that
- * page (UNSLOTS), so that an allocation finds the ranges its pages
+ * per page of the span where one starts (UNSTARTS) and its index in UNV
+ * by that page (UNIDX), so that an allocation finds the ranges its pages
  * overlap by looking at the bits of its own pages and of the UNLEN_MAX
  * bytes before them (one or two words; none overlap in the usual case)
- * and takes them out with a few stores, whatever their number.  They are
- * kept unsorted in UNV (a node's SIZE is its index there) and sorted by
- * address only when they are protected (arena_unprot_flush): frees come
- * in any order (a program unmapping 100 000 blocks shuffled).  A treap
- * by address before (with an array of ranges waiting to go into it, and
- * those sorted in when an allocation fell on their pages) cost three
- * walks of the tree per allocation on a loop's reused pages: 750
- * instructions of an enter+exit pair with 100 live blocks, a cache miss
- * per level with 10 000.  The bitmap is calloc'd and the node table
- * mapped lazily: only the parts for pages in use are ever touched. */
+ * and takes them out with a few stores, whatever their number.  UNV
+ * holds the ranges themselves, unsorted (no node each: a range is
+ * written once, beside the last one); they are sorted by address only
+ * when they are protected (arena_unprot_flush): frees come in any order
+ * (a program unmapping 100 000 blocks shuffled).  A treap by address
+ * before (with an array of ranges waiting to go into it, and those
+ * sorted in when an allocation fell on their pages) cost three walks of
+ * the tree per allocation on a loop's reused pages: 750 instructions of
+ * an enter+exit pair with 100 live blocks, a cache miss per level with
+ * 10 000.  The bitmap is calloc'd and the index table mapped lazily: only
+ * the parts for pages in use are ever touched. */
 /* Ranges sorted in place (insertion sort), at most. */
 #define UNPROT_INSERT_SORT_MAX 64
 
 struct unwait {
   uintptr_t key;
-  struct anode *n;
+  size_t len;
+  unsigned long born; /* SETTLES when it was freed */
+  unsigned clean;     /* it held only the poison then */
 };
 
 /* Room for N more bytes of scratch (kept for the next time). */
@@ -234,18 +237,19 @@ static size_t unstart_floor(const struct emu_arena *a, size_t lo, size_t hi) {
   }
 }
 
-/* The range of UNPROT that starts highest below E and ends after P (P < E,
- * both in the span), or NULL. */
-static struct anode *unprot_below(const struct emu_arena *a, uintptr_t p,
-                                  uintptr_t e) {
+/* The index in UNV of the range that starts highest below E and ends
+ * after P (P < E, both in the span), or SIZE_MAX. */
+static size_t unprot_below(const struct emu_arena *a, uintptr_t p,
+                           uintptr_t e) {
   size_t hi = page_of(a, e - 1);
   size_t back = a->unlen_max / PAGE, pp = page_of(a, p);
   size_t lo = pp > back ? pp - back : 0;
   size_t k = unstart_floor(a, lo, hi);
   if (k == SIZE_MAX)
-    return NULL;
-  struct anode *s = a->unslots.v[k];
-  return s->key + s->len > p ? s : NULL;
+    return SIZE_MAX;
+  size_t i = a->unidx[k];
+  const struct unwait *s = &a->unv[i];
+  return s->key + s->len > p ? i : SIZE_MAX;
 }
 
 /* Room for one more range in UNV, with its index set up on first use; 0
@@ -253,12 +257,16 @@ static struct anode *unprot_below(const struct emu_arena *a, uintptr_t p,
 static int unv_room(struct emu_arena *a) {
   if (!a->unstarts) {
     size_t pages = a->span / PAGE + 1;
+    void *m = mmap(NULL, pages * sizeof *a->unidx, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED)
+      return 0;
     a->unstarts = calloc((pages + 63) / 64, sizeof *a->unstarts);
-    if (!a->unstarts || aslots_init(&a->unslots, a->base, a->span, PAGE) != 0) {
-      free(a->unstarts);
-      a->unstarts = NULL;
+    if (!a->unstarts) {
+      munmap(m, pages * sizeof *a->unidx);
       return 0;
     }
+    a->unidx = m;
   }
   if (a->nunprot < a->capunv)
     return 1;
@@ -275,45 +283,35 @@ static int unv_room(struct emu_arena *a) {
   return 1;
 }
 
-/* S (its KEY and LEN set, inside the span) into UNPROT; 0 without memory
- * for that. */
-static int unprot_put(struct emu_arena *a, struct anode *s) {
-  if (!s->len || s->key < a->base || s->key + s->len - a->base > a->span ||
+/* R (inside the span, LEN > 0) into UNPROT; 0 without memory for that. */
+static int unprot_put(struct emu_arena *a, struct unwait r) {
+  if (!r.len || r.key < a->base || r.key + r.len - a->base > a->span ||
       !unv_room(a))
     return 0;
-  s->size = a->nunprot;
-  a->unv[a->nunprot++] = (struct unwait){s->key, s};
-  size_t k = page_of(a, s->key);
+  size_t k = page_of(a, r.key);
+  a->unidx[k] = (uint32_t)a->nunprot;
+  a->unv[a->nunprot++] = r;
   a->unstarts[k / 64] |= (uint64_t)1 << (k % 64);
-  a->unslots.v[k] = s;
-  if (s->len > a->unlen_max)
-    a->unlen_max = s->len;
+  if (r.len > a->unlen_max)
+    a->unlen_max = r.len;
   return 1;
 }
 
-/* S out of UNPROT (its node stays the caller's). */
-static void unprot_take(struct emu_arena *a, struct anode *s) {
-  size_t k = page_of(a, s->key), i = s->size;
+/* Range I out of UNPROT (the last one takes its place in UNV). */
+static void unprot_take(struct emu_arena *a, size_t i) {
+  size_t k = page_of(a, a->unv[i].key);
   a->unstarts[k / 64] &= ~((uint64_t)1 << (k % 64));
-  a->unslots.v[k] = NULL;
-  struct unwait last = a->unv[--a->nunprot];
-  if (i != a->nunprot) {
-    a->unv[i] = last;
-    last.n->size = i;
+  if (i != --a->nunprot) {
+    a->unv[i] = a->unv[a->nunprot];
+    a->unidx[page_of(a, a->unv[i].key)] = (uint32_t)i;
   }
 }
 
-/* UNPROT is empty again: its state from the start, its nodes given back
- * (their index entries cleared when CLEAR). */
-static void unprot_clear(struct emu_arena *a, int clear) {
+/* UNPROT is empty again: its state from the start. */
+static void unprot_clear(struct emu_arena *a) {
   for (size_t i = 0; i < a->nunprot; i++) {
-    struct anode *s = a->unv[i].n;
-    if (clear) {
-      size_t k = page_of(a, s->key);
-      a->unstarts[k / 64] &= ~((uint64_t)1 << (k % 64));
-      a->unslots.v[k] = NULL;
-    }
-    apool_put(&a->pool, s);
+    size_t k = page_of(a, a->unv[i].key);
+    a->unstarts[k / 64] &= ~((uint64_t)1 << (k % 64));
   }
   a->nunprot = 0;
   a->unlen_max = 0;
@@ -324,7 +322,8 @@ static void unprot_clear(struct emu_arena *a, int clear) {
 void arena_unprot_release(struct emu_arena *a) {
   free(a->unv);
   free(a->unstarts);
-  aslots_release(&a->unslots);
+  if (a->unidx)
+    munmap(a->unidx, (a->span / PAGE + 1) * sizeof *a->unidx);
   free(a->unscratch);
 }
 
@@ -332,14 +331,8 @@ void arena_unprot_add(struct emu_arena *a, uintptr_t p, size_t len,
                       unsigned how) {
   if (a->no_maps)
     return; /* stays read-write, poisoned */
-  struct anode *s = apool_get(&a->pool);
-  if (s) {
-    s->key = p;
-    s->len = len;
-  }
-  if (!s || !unprot_put(a, s)) { /* no memory to remember it: protect now */
-    if (s)
-      apool_put(&a->pool, s);
+  struct unwait r = {p, len, settles_now(a), (how & UNPROT_CLEAN) != 0};
+  if (!unprot_put(a, r)) { /* no memory to remember it: protect now */
     protect(a, p, len);
     if (a->no_maps)
       arena_out_of_maps(a);
@@ -357,29 +350,14 @@ void arena_unprot_add(struct emu_arena *a, uintptr_t p, size_t len,
     atomic_store_explicit(&a->owed, OWED_NOW, memory_order_relaxed);
   else if (!atomic_load_explicit(&a->owed, memory_order_relaxed))
     atomic_store_explicit(&a->owed, OWED_UNPROT, memory_order_relaxed);
-  s->flags = how & UNPROT_CLEAN ? ANODE_CLEAN : 0;
-  s->born = settles_now(a);
   if (a->nunprot > EMU_CHECK_UNPROT_MAX)
     arena_unprot_flush(a);
 }
 
-/* [P, P+LEN) with FLAGS and BORN back into UNPROT, in node S if given;
- * protected without memory. */
-static void reinsert(struct emu_arena *a, struct anode *s, uintptr_t p,
-                     size_t len, unsigned flags, unsigned long born) {
-  if (!s)
-    s = apool_get(&a->pool);
-  if (s) {
-    s->key = p;
-    s->len = len;
-    s->flags = flags;
-    s->born = born;
-  }
-  if (!s || !unprot_put(a, s)) {
-    if (s)
-      apool_put(&a->pool, s);
-    protect(a, p, len);
-  }
+/* R back into UNPROT; protected without memory for that. */
+static void reinsert(struct emu_arena *a, struct unwait r) {
+  if (!unprot_put(a, r))
+    protect(a, r.key, r.len);
 }
 
 size_t arena_unprot_cut(struct emu_arena *a, uintptr_t p, size_t len,
@@ -392,35 +370,27 @@ size_t arena_unprot_cut(struct emu_arena *a, uintptr_t p, size_t len,
     return 0;
   /* From the highest overlapping range down: a part left below P is the
    * last one, and one left above E starts at E, where none is looked for. */
-  struct anode *s = unprot_below(a, p, e);
-  while (s) {
-    uintptr_t sk = s->key, se = s->key + s->len;
-    unsigned fl = s->flags;
-    unsigned long born = s->born;
-    unprot_take(a, s);
+  size_t i = unprot_below(a, p, e);
+  while (i != SIZE_MAX) {
+    struct unwait s = a->unv[i];
+    uintptr_t sk = s.key, se = s.key + s.len;
+    unprot_take(a, i);
     uintptr_t lo = sk > p ? sk : p, hi = se < e ? se : e;
     if (lo < be) {
       size_t in = (hi < be ? hi : be) - lo;
       covered += in;
       /* Clean only if no kernel could have written it since. */
-      if ((fl & ANODE_CLEAN) && born == settles_now(a))
+      if (s.clean && s.born == settles_now(a))
         *clean += in;
     }
     if (hi > be)
       *guard_rw = 1;
-    struct anode *spare = s;
-    if (se > e) {
-      reinsert(a, spare, e, se - e, fl, born);
-      spare = NULL;
-    }
-    if (sk < p) {
-      reinsert(a, spare, sk, p - sk, fl, born);
-      spare = NULL;
-    }
-    if (spare)
-      apool_put(&a->pool, spare);
+    if (se > e)
+      reinsert(a, (struct unwait){e, se - e, s.born, s.clean});
+    if (sk < p)
+      reinsert(a, (struct unwait){sk, p - sk, s.born, s.clean});
     /* Ranges never overlap: the next one down ends at or below SK. */
-    s = sk > p ? unprot_below(a, p, sk) : NULL;
+    i = sk > p ? unprot_below(a, p, sk) : SIZE_MAX;
   }
   if (!a->nunprot)
     a->unlen_max = 0;
@@ -450,7 +420,7 @@ static int live_in(const struct emu_arena *a, uintptr_t lo, uintptr_t hi) {
  * page, typically), so one call covers many freed blocks. */
 #define JOIN_GAP_MAX ((size_t)1 << 20)
 
-static void flush_one(struct anode *s, void *arg) {
+static void flush_one(const struct unwait *s, void *arg) {
   struct flush_run *r = arg;
   if (r->hi != s->key &&
       (!r->hi || s->key - r->hi > JOIN_GAP_MAX ||
@@ -488,9 +458,9 @@ void arena_unprot_flush(struct emu_arena *a) {
   unv_sort(a);
   struct flush_run r = {a, 0, 0};
   for (size_t k = 0; k < a->nunprot; k++)
-    flush_one(a->unv[k].n, &r);
+    flush_one(&a->unv[k], &r);
   protect(a, r.lo, r.hi - r.lo);
-  unprot_clear(a, 1);
+  unprot_clear(a);
   if (a->no_maps)
     arena_out_of_maps(a);
 }
@@ -504,6 +474,6 @@ void arena_unprot_before_kernel(struct emu_arena *a) {
 
 void arena_unprot_arg(struct emu_arena *a, uintptr_t p) {
   if (a->nunprot && p >= a->base && p - a->base < a->span &&
-      unprot_below(a, p, p + 1))
+      unprot_below(a, p, p + 1) != SIZE_MAX)
     arena_unprot_flush(a);
 }
