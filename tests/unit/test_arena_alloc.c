@@ -1,7 +1,7 @@
 /* Unit tests of the emu arena's allocation and copy checks
- * (src/plugins/emu/arena.c, arena_fill.c): addresses against a model of
- * first fit with the reuse delay, and the copy checks made without the
- * lock. */
+ * (src/plugins/emu/arena.c, arena_freeset.c, arena_fill.c): addresses
+ * against a model of first fit with the reuse delay, and with check mode's
+ * layout and quarantine, and the copy checks made without the lock. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -152,6 +152,150 @@ static void test_first_fit_model(void **state) {
   }
 }
 
+/* Check mode's side of the model: a block takes whole pages and a guard
+ * page, and a freed one waits in the quarantine (a FIFO) until more than
+ * EMU_CHECK_QUARANTINE_MAX wait or the small ones keep more than
+ * EMU_CHECK_QUARANTINE_KEPT bytes, then goes back in runs of blocks that
+ * follow each other in memory, EMU_CHECK_RELEASE_BATCH beyond the bound
+ * at a time; or one by one, oldest first, when nothing fits. */
+enum { QMAX = 8192 };
+struct qmodel {
+  uintptr_t key[QMAX];
+  size_t len[QMAX], body[QMAX];
+  int head, tail;
+  size_t kept;
+};
+
+static size_t model_body(size_t size) {
+  size_t al = size % 16 == 0 ? 16 : 8;
+  size_t b = ((size ? size : 1) + al - 1) / al * al;
+  return (b + 4095) / 4096 * 4096;
+}
+
+static int qmodel_over(const struct qmodel *q, int by_count) {
+  return by_count ? q->tail - q->head > EMU_CHECK_QUARANTINE_MAX
+                  : q->kept > EMU_CHECK_QUARANTINE_KEPT;
+}
+
+static void qmodel_pop(struct model *m, struct qmodel *q, uintptr_t *k,
+                       size_t *len) {
+  int c = q->head++ % QMAX;
+  if (q->body[c] <= EMU_CHECK_KEEP_MAX)
+    q->kept -= q->body[c];
+  *k = q->key[c];
+  *len = q->len[c];
+  (void)m;
+}
+
+static void qmodel_release_run(struct model *m, struct qmodel *q,
+                               int by_count) {
+  uintptr_t k, k2;
+  size_t len, len2;
+  qmodel_pop(m, q, &k, &len);
+  while (q->head != q->tail && q->key[q->head % QMAX] == k + len &&
+         qmodel_over(q, by_count)) {
+    qmodel_pop(m, q, &k2, &len2);
+    len += len2;
+  }
+  model_insert(m, k, len);
+}
+
+static uintptr_t qmodel_alloc(struct model *m, struct qmodel *q,
+                              size_t size) {
+  size_t charge = ((size ? size : 1) + 255) / 256 * 256;
+  if (m->in_use + charge > m->cap)
+    return 0;
+  size_t body = model_body(size), len = body + 4096;
+  size_t al = size % 16 == 0 ? 16 : 8;
+  size_t off = body - ((size ? size : 1) + al - 1) / al * al;
+  for (;;) {
+    for (int i = 0; i < m->n; i++)
+      if (m->len[i] >= len) {
+        uintptr_t k = m->key[i];
+        m->key[i] += len;
+        m->len[i] -= len;
+        if (!m->len[i]) {
+          memmove(&m->key[i], &m->key[i + 1], (m->n - i - 1) * sizeof k);
+          memmove(&m->len[i], &m->len[i + 1],
+                  (m->n - i - 1) * sizeof m->len[0]);
+          m->n--;
+        }
+        m->in_use += charge;
+        return k + off;
+      }
+    if (q->head == q->tail)
+      return 0;
+    uintptr_t k;
+    size_t l;
+    qmodel_pop(m, q, &k, &l);
+    model_insert(m, k, l);
+  }
+}
+
+static void qmodel_free(struct model *m, struct qmodel *q, uintptr_t p,
+                        size_t size) {
+  size_t body = model_body(size);
+  m->in_use -= ((size ? size : 1) + 255) / 256 * 256;
+  int c = q->tail++ % QMAX;
+  q->key[c] = p & ~(uintptr_t)4095; /* a block starts in its first page */
+  q->len[c] = body + 4096;
+  q->body[c] = body;
+  if (body <= EMU_CHECK_KEEP_MAX)
+    q->kept += body;
+  if (q->tail - q->head >= EMU_CHECK_QUARANTINE_MAX + EMU_CHECK_RELEASE_BATCH)
+    while (qmodel_over(q, 1))
+      qmodel_release_run(m, q, 1);
+  if (q->kept >= EMU_CHECK_QUARANTINE_KEPT + EMU_CHECK_RELEASE_BATCH * 4096)
+    while (qmodel_over(q, 0))
+      qmodel_release_run(m, q, 0);
+}
+
+/* Check mode: random allocations and frees of blocks of one page, two
+ * and more than EMU_CHECK_KEEP_MAX bytes, some freed in runs, give the
+ * model's addresses: the quarantine's runs coming back beside free
+ * extents and apart from them, in the tree of free extents and beside it
+ * (arena_freeset.c, SIDE: full, its highest pushed into the tree), exact
+ * and partial reuse. */
+static void test_check_first_fit_model(void **state) {
+  (void)state;
+  enum { LIVE = 400 };
+  static struct model m;
+  static struct qmodel q;
+  size_t cap = 64 * MB;
+  struct emu_arena *a =
+      arena_create_ex("data", 0, TB(31), cap, 256, ARENA_CHECK, cap);
+  assert_non_null(a);
+  memset(&m, 0, sizeof m);
+  memset(&q, 0, sizeof q);
+  m.cap = cap;
+  model_insert(&m, TB(31) + 4096, cap - 4096);
+  static uintptr_t live[LIVE];
+  static size_t sz[LIVE];
+  uint64_t rng = 0x2545F4914F6CDD1Dull;
+  for (int step = 0; step < 30000; step++) {
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    int i = (int)(rng % LIVE);
+    /* Now and then a run: the blocks allocated one after another. */
+    int run = (rng >> 40) % 16 == 0 ? 8 : 1;
+    for (int r = 0; r < run; r++, i = (i + 1) % LIVE) {
+      if (live[i]) {
+        assert_int_equal(arena_free(a, (void *)live[i]), 0);
+        qmodel_free(&m, &q, live[i], sz[i]);
+        live[i] = 0;
+      } else {
+        size_t k = (rng >> 20) % 8;
+        sz[i] = k < 5 ? 64 : k < 7 ? 4096 + 8 * (rng >> 24) % 512 : 20000;
+        uintptr_t want = qmodel_alloc(&m, &q, sz[i]);
+        void *got = arena_alloc(a, sz[i]);
+        assert_int_equal((uintptr_t)got, want);
+        live[i] = want;
+      }
+    }
+  }
+  assert_int_equal(arena_in_use(a), m.in_use);
+  arena_destroy(a);
+}
+
 static int all_poison(const void *p, size_t n) {
   for (size_t i = 0; i < n; i++)
     if (peek((const unsigned char *)p + i) != 0xA5)
@@ -202,6 +346,7 @@ static void test_unlocked_checks(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_first_fit_model),
+      cmocka_unit_test(test_check_first_fit_model),
       cmocka_unit_test(test_unlocked_checks),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -250,15 +250,16 @@ static void test_check_release_batch(void **state) {
   arena_destroy(a);
 }
 
-/* Check mode: blocks freed in a shuffled order wait for the tree of
+/* Check mode: blocks freed in a shuffled order go into the page index of
  * freed ranges (arena_protect.c) and are found there all the same: a
  * block allocated on their pages reads the poison and keeps its guard, a
  * kernel given a pointer into one protects them all (the live ones stay
  * open), and so do EMU_CHECK_PROTECT_EVERY kernels. */
 static void test_check_shuffled_frees(void **state) {
   (void)state;
-  /* Each batch of frees is more than UNPROT_SORT_MIN (arena_protect.c):
-   * sorted into the tree, the second merged with what the first left. */
+  /* Each batch of frees is more than UNPROT_INSERT_SORT_MAX
+   * (arena_protect.c): radix-sorted when they are protected, the second
+   * batch with what the first left. */
   enum { N = 1500, K = 1100 };
   struct emu_arena *a = arena_create_ex("data", 0, TB(26), 64 * MB, 256,
                                         ARENA_CHECK, 64 * MB);
@@ -297,7 +298,7 @@ static void test_check_shuffled_frees(void **state) {
     assert_true(b[i] == c || faults(b[i]));
   assert_false(faults(c));
   /* Freed again, and reused: the allocations cut their pages out of the
-   * waiting ranges. */
+   * freed ranges. */
   assert_int_equal(arena_free(a, c), 0);
   for (int round = 0; round < 2; round++) {
     static char *d[N];
@@ -321,11 +322,40 @@ static void test_check_shuffled_frees(void **state) {
   arena_destroy(a);
 }
 
-/* Check mode: freed blocks that no lookup touched wait in an array and
- * are protected from it, sorted (arena_protect.c, flush_waiting): in place
- * for a few, through a radix sort for more.  Frees in any order give the
- * calls a walk of the tree of freed ranges gives: runs of freed blocks
- * joined across their guard pages, split at a live block. */
+/* Check mode: a kernel given a pointer into the last page of a freed
+ * block of several pages, among freed blocks of one page, protects them
+ * all: the freed ranges are found by the page where they start
+ * (arena_protect.c), looking back as far as the longest of them. */
+static void test_check_arg_in_long_range(void **state) {
+  (void)state;
+  struct emu_arena *a = arena_create_ex("data", 0, TB(32), 1 * MB, 256,
+                                        ARENA_CHECK, 1 * MB);
+  assert_non_null(a);
+  char *small1 = arena_alloc(a, 64);
+  char *big = arena_alloc(a, 4 * 4096); /* four pages and the guard */
+  char *small2 = arena_alloc(a, 64);
+  char *live = arena_alloc(a, 64);
+  assert_non_null(small1);
+  assert_non_null(big);
+  assert_non_null(small2);
+  assert_non_null(live);
+  assert_int_equal(arena_free(a, small1), 0);
+  assert_int_equal(arena_free(a, big), 0);
+  assert_int_equal(arena_free(a, small2), 0);
+  assert_false(faults(big + 3 * 4096)); /* no kernel yet */
+  arena_note_kernel(a, big + 3 * 4096 + 100, (void *)0x1234);
+  assert_true(faults(small1));
+  assert_true(faults(big));
+  assert_true(faults(big + 3 * 4096));
+  assert_true(faults(small2));
+  assert_false(faults(live));
+  arena_destroy(a);
+}
+
+/* Check mode: freed ranges are protected sorted by address
+ * (arena_protect.c, arena_unprot_flush): in place for a few, through a
+ * radix sort for more.  Frees in any order give the same calls: runs of
+ * freed blocks joined across their guard pages, split at a live block. */
 static void test_check_waiting_flush(void **state) {
   (void)state;
   enum { N = 100, LIVE = 50 };
@@ -475,6 +505,7 @@ int main(void) {
       cmocka_unit_test(test_check_many),
       cmocka_unit_test(test_check_shuffled_frees),
       cmocka_unit_test(test_check_waiting_flush),
+      cmocka_unit_test(test_check_arg_in_long_range),
       cmocka_unit_test(test_check_release_batch),
       cmocka_unit_test(test_fault_messages),
   };

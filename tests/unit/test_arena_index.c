@@ -202,47 +202,6 @@ static void test_treap_scale(void **state) {
 }
 
 /* 1 if trees A and B have the same shape and keys. */
-static int same_tree(const struct anode *a, const struct anode *b) {
-  if (!a || !b)
-    return a == b;
-  return a->key == b->key && same_tree(a->l, b->l) && same_tree(a->r, b->r);
-}
-
-/* A tree built at once from nodes in address order (atree_build, the
- * arena's waiting freed ranges) is the tree inserting them one by one in
- * a shuffled order gives, and finds what it holds. */
-static void test_treap_build(void **state) {
-  (void)state;
-  enum { N = 5000 };
-  struct apool pool = {0};
-  struct anode *root = NULL, *built = NULL;
-  struct anode **v = malloc(N * sizeof *v), **stack = malloc(N * sizeof *stack);
-  size_t *order = malloc(N * sizeof *order);
-  assert_non_null(v);
-  assert_non_null(stack);
-  assert_non_null(order);
-  for (size_t i = 0; i < N; i++)
-    order[i] = i;
-  rng_state = 2463534242ull;
-  shuffle(order, N);
-  insert_keys(&root, &pool, order, N, 3);
-  for (size_t i = 0; i < N; i++) {
-    v[i] = apool_get(&pool);
-    assert_non_null(v[i]);
-    v[i]->key = BASE + i * 3 * GRAN;
-  }
-  atree_build(&built, v, N, stack);
-  assert_true(same_tree(root, built));
-  assert_int_equal(atree_floor(built, BASE + 7 * GRAN)->key, BASE + 6 * GRAN);
-  assert_int_equal(atree_ceil(built, BASE + 7 * GRAN)->key, BASE + 9 * GRAN);
-  atree_build(&built, v, 0, stack);
-  assert_null(built);
-  apool_release(&pool);
-  free(order);
-  free(stack);
-  free(v);
-}
-
 /* Nodes are one cache line each, aligned, zeroed, and reused. */
 static void test_pool_lines(void **state) {
   (void)state;
@@ -278,7 +237,6 @@ int main(void) {
       cmocka_unit_test(test_slots_scale),
       cmocka_unit_test(test_slots_ends),
       cmocka_unit_test(test_treap_scale),
-      cmocka_unit_test(test_treap_build),
       cmocka_unit_test(test_pool_lines),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

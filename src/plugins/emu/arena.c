@@ -15,7 +15,8 @@
  *    lowest extent that fits is found in O(log n) and few cache lines, so
  *    the same requests always give the same addresses.  HOLE, one free
  *    extent with no free neighbour, is kept beside the tree until FREE
- *    changes otherwise (free_insert).
+ *    changes otherwise; in check mode SIDE, a few such extents, instead
+ *    (arena_freeset.c).
  *  - COOL: FIFO of freed blocks held back from reuse (the reuse delay).
  *  - QUAR: FIFO of quarantined blocks; they return to FREE when an
  *    allocation would otherwise fail.  Only a fault's description looks
@@ -159,85 +160,10 @@ static void stale_last_cut(struct emu_arena *a, uintptr_t p, size_t len) {
 
 /* ------------------------------------------------------- free extents */
 
-/* The tag of two free extents merged into one (arena_internal.h). */
-static unsigned long tag_merge(unsigned long x, unsigned long y) {
-  if (x == FREE_FRESH)
-    return y;
-  if (y == FREE_FRESH)
-    return x;
-  return x == y ? x : FREE_DIRTY;
-}
-
-/* Add the extent E to FREE's tree.  Without host memory for a new tree
- * node the extent is lost to later allocations, with a message. */
-static void tree_insert(struct emu_arena *a, struct xt_ext e) {
-  if (xt_insert(&a->free, e.key, e.len, e.tag) != 0)
-    ompemu_error("emu", "device %d: out of host memory: the freed %s range ["
-                 OMPEMU_PTR ", " OMPEMU_PTR ") cannot be allocated again",
-                 a->dev, a->what, OMPEMU_P(e.key), OMPEMU_P(e.key + e.len));
-}
-
-/* Put [KEY, KEY+LEN) with TAG back into FREE, merged with the free
- * extents beside it.  Caller holds the lock.  An extent with no free
- * neighbour becomes HOLE instead of a new tree entry: with the reuse
- * delay, a loop that frees a block and allocates one of the same size
- * gets back the block the delay released, the lowest free extent, and a
- * tree insertion and removal per block would be wasted.  The previous
- * HOLE goes into the tree first. */
-static void free_insert(struct emu_arena *a, uintptr_t key, size_t len,
-                        unsigned long tag) {
-  if (a->hole.len) {
-    tree_insert(a, a->hole);
-    a->hole.len = 0;
-  }
-  struct xt_ext lo, hi;
-  xt_around(&a->free, key, &lo, &hi);
-  int pred = lo.len && lo.key + lo.len == key;
-  int succ = hi.len && hi.key == key + len;
-  if (pred && succ) {
-    /* LO first: xt_around's leaf most often holds both, and the change
-     * that keeps the tree's shape keeps its cursor too. */
-    xt_set(&a->free, lo.key, lo.key, lo.len + len + hi.len,
-           tag_merge(tag_merge(lo.tag, tag), hi.tag));
-    xt_remove(&a->free, hi.key);
-  } else if (pred) {
-    xt_set(&a->free, lo.key, lo.key, lo.len + len, tag_merge(lo.tag, tag));
-  } else if (succ) {
-    xt_set(&a->free, hi.key, key, len + hi.len, tag_merge(tag, hi.tag));
-  } else {
-    a->hole = (struct xt_ext){key, len, tag};
-  }
-}
-
-/* The lowest extent of FREE (its tree and HOLE) of at least LEN bytes
- * into *F: 0, or -1 if none. */
-static int free_first_fit(struct emu_arena *a, size_t len,
-                          struct xt_ext *f) {
-  int r = xt_first_fit(&a->free, len, f);
-  if (a->hole.len >= len && (r != 0 || a->hole.key < f->key)) {
-    *f = a->hole;
-    return 0;
-  }
-  return r;
-}
-
-/* The first LEN bytes of F, an extent of FREE, are allocated. */
-static void free_take(struct emu_arena *a, const struct xt_ext *f,
-                      size_t len) {
-  if (a->hole.len && a->hole.key == f->key) {
-    a->hole.key += len;
-    a->hole.len -= len;
-  } else if (f->len > len) {
-    xt_set(&a->free, f->key, f->key + len, f->len - len, f->tag);
-  } else {
-    xt_remove(&a->free, f->key);
-  }
-}
-
 /* Freed block N's extent goes back into FREE with TAG; N to the pool. */
 static void free_block(struct emu_arena *a, struct anode *n,
                        unsigned long tag) {
-  free_insert(a, n->key, n->len, tag);
+  arena_free_insert(a, n->key, n->len, tag);
   apool_put(&a->pool, n);
 }
 
@@ -291,7 +217,7 @@ static void quar_release_run(struct emu_arena *a, int by_count) {
     n = fifo_pop(&a->quar);
     len += n->len;
   }
-  free_insert(a, key, len, FREE_DIRTY);
+  arena_free_insert(a, key, len, FREE_DIRTY);
 }
 
 /* Check mode: the quarantine bounded.  By count, as each quarantined
@@ -446,8 +372,10 @@ struct emu_arena *arena_create_ex(const char *what, int dev, uintptr_t base,
   if (!(flags & ARENA_CHECK))
     ompemu_env_bool("OMPEMU_QUARANTINE", 0, &q);
   a->quarantine = q;
-  if (flags & ARENA_CHECK)
+  if (flags & ARENA_CHECK) {
     arena_marks_init(a);
+    arena_side_init(a);
+  }
   /* Check mode: the first page guards the first block. */
   uintptr_t first = flags & ARENA_CHECK ? base + PAGE : base;
   if (xt_insert(&a->free, first, base + span - first, FREE_FRESH) != 0) {
@@ -458,6 +386,7 @@ struct emu_arena *arena_create_ex(const char *what, int dev, uintptr_t base,
     munmap((void *)base, span);
     free(a->marks);
     arena_unprot_release(a);
+    free(a->side);
     free(a);
     return NULL;
   }
@@ -480,6 +409,7 @@ void arena_destroy(struct emu_arena *a) {
   apool_release(&a->pool);
   free(a->marks);
   arena_unprot_release(a);
+  free(a->side);
   free(a);
 }
 
@@ -636,7 +566,7 @@ void *arena_alloc(struct emu_arena *a, size_t size) {
     goto full;
   struct layout l = layout_of(a, size);
   struct xt_ext f;
-  while (free_first_fit(a, l.len, &f) != 0)
+  while (arena_free_first_fit(a, l.len, &f) != 0)
     if (cool_release_one(a) != 0 && quar_release_one(a) != 0)
       goto full;
   struct anode *n = apool_get(&a->pool);
@@ -667,7 +597,7 @@ void *arena_alloc(struct emu_arena *a, size_t size) {
   n->flags = l.guarded ? ANODE_GUARDED : 0;
   n->born = atomic_load_explicit(&a->settles, memory_order_relaxed);
   aslots_set(&a->bystart, p, n);
-  free_take(a, &f, l.len);
+  arena_free_take(a, &f, l.len);
   abits_set(&a->starts, p);
   a->in_use += charge;
   a->guarded += l.guarded;

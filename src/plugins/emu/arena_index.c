@@ -72,25 +72,6 @@ struct anode *atree_remove(struct anode **root, uintptr_t key) {
   return n;
 }
 
-void atree_build(struct anode **root, struct anode **v, size_t n,
-                 struct anode **stack) {
-  /* The right spine of the tree so far is on STACK: a node takes the
-   * place of those of lower priority, which become its left subtree. */
-  size_t sp = 0;
-  for (size_t i = 0; i < n; i++) {
-    struct anode *x = v[i], *last = NULL;
-    uint32_t px = prio_of(x->key);
-    while (sp && prio_of(stack[sp - 1]->key) < px)
-      last = stack[--sp];
-    x->l = last;
-    x->r = NULL;
-    if (sp)
-      stack[sp - 1]->r = x;
-    stack[sp++] = x;
-  }
-  *root = sp ? stack[0] : NULL;
-}
-
 struct anode *atree_floor(struct anode *t, uintptr_t p) {
   struct anode *best = NULL;
   while (t) {

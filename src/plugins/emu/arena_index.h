@@ -1,7 +1,6 @@
 /* The arena's indexes (arena_index.c): extents as nodes of treaps keyed by
- * address (the ranges whose poison is owed, and in check mode the freed
- * pages still read-write; the free extents have a tree of their own,
- * arena_extents.h), a table of live blocks by start, a bitmap of their
+ * address (the ranges whose poison is owed; the free extents have a tree
+ * of their own, arena_extents.h), a table of live blocks by start, a bitmap of their
  * starts, and a pool the nodes come from.
  * Every operation is O(log n) expected (O(1) for the table) in the number
  * of extents; none allocates on the common path.  Not thread-safe: the
@@ -22,8 +21,8 @@ struct anode {
   size_t size;          /* live: bytes asked for */
   uint32_t off;         /* live: the block's offset in the extent */
   unsigned flags;       /* ANODE_* */
-  /* A node is in a treap (STALE, UNPROT) or on a list (pending, a FIFO,
-   * the pool's free list), never both. */
+  /* A node is in a treap (STALE) or on a list (pending, a FIFO, the
+   * pool's free list), never both. */
   union {
     struct {
       struct anode *l, *r; /* treap children */
@@ -44,7 +43,6 @@ static inline uintptr_t anode_start(const struct anode *n) {
 
 #define ANODE_PENDING 0x1 /* live: not yet poisoned, content stale */
 #define ANODE_GUARDED 0x2 /* check mode: a guard page follows the block */
-#define ANODE_CLEAN 0x4   /* unprotected freed range: all poison */
 #define ANODE_EXPOSED 0x8 /* live: its address was copied to the device */
 
 /* Treap operations; ROOT is updated in place.  A node's priority is a
@@ -56,10 +54,6 @@ struct anode *atree_remove(struct anode **root, uintptr_t key);
 struct anode *atree_floor(struct anode *root, uintptr_t p);
 /* Node with the smallest key >= P, or NULL. */
 struct anode *atree_ceil(struct anode *root, uintptr_t p);
-/* Make *ROOT the tree of the N nodes of V, in address order (STACK: room
- * for N pointers): the tree inserting them one by one would give. */
-void atree_build(struct anode **root, struct anode **v, size_t n,
-                 struct anode **stack);
 /* Call FN on every node in address order. */
 void atree_walk(struct anode *root, void (*fn)(struct anode *, void *),
                 void *arg);

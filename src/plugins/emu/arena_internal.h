@@ -53,13 +53,14 @@ struct emu_arena {
   struct anode *stale;
   struct xt_ext stale_last; /* the last small freed extent whose poison is
                              * still owed (arena.c); LEN 0: none */
-  struct anode *unprot;   /* check mode: freed pages still read-write */
-  size_t nunprot;         /* ranges in UNPROT and UNBUF */
-  struct unwait *unbuf;   /* check mode: more of them, waiting to go
-                           * into UNPROT (arena_protect.c) */
-  size_t nunbuf, capunbuf;
-  uint64_t *unbits;       /* a bit per page of the span: UNBUF's */
-  void *unscratch;        /* for putting UNBUF in UNPROT */
+  /* Check mode: the freed pages still read-write (UNPROT, arena_protect.c):
+   * their ranges, unsorted, indexed by page. */
+  struct unwait *unv;
+  size_t nunprot, capunv;
+  uint64_t *unstarts;     /* a bit per page of the span where one starts */
+  uint32_t *unidx;        /* its index in UNV by that page */
+  size_t unlen_max;       /* the longest of them since UNPROT was empty */
+  void *unscratch;        /* for sorting UNV (as large) */
   size_t unscratch_bytes;
   unsigned long unprot_since; /* SETTLES when UNPROT became non-empty */
   int unprot_urgent; /* UNPROT holds pages opened ahead or a block whose
@@ -96,6 +97,11 @@ struct emu_arena {
    * 4 KiB launch about 10 % slower where measured (the same instructions:
    * a layout effect, docs/check.md "Cost"). */
   atomic_ulong unprot_due;
+  /* Check mode: free extents kept out of FREE's tree (arena_freeset.c),
+   * from the highest down; SIDE_HIT: the entry the last first fit chose,
+   * or SIZE_MAX.  NULL outside check mode (HOLE instead). */
+  struct xt_ext *side;
+  size_t nside, side_hit;
 };
 
 extern const char *(*arena_kernel_namer)(const void *entry);
@@ -157,6 +163,16 @@ int arena_marks_clear(struct emu_arena *a, uintptr_t p, size_t len);
 /* Check mode: mprotect failed for want of mappings (ENOMEM): give page
  * protection up for good (arena_protect.c). */
 void arena_out_of_maps(struct emu_arena *a);
+/* arena_freeset.c: the free extents.  _insert adds [KEY, KEY+LEN) with
+ * TAG, merged with its free neighbours; _first_fit finds the lowest of at
+ * least LEN bytes (0, or -1 if none) and _take takes LEN bytes from the
+ * start of the one it found; _side_init gives a check-mode arena its SIDE
+ * (without memory for it, HOLE serves). */
+void arena_free_insert(struct emu_arena *a, uintptr_t key, size_t len,
+                       unsigned long tag);
+int arena_free_first_fit(struct emu_arena *a, size_t len, struct xt_ext *f);
+void arena_free_take(struct emu_arena *a, const struct xt_ext *f, size_t len);
+void arena_side_init(struct emu_arena *a);
 /* The live block whose extent holds P, or NULL. */
 struct anode *arena_extent_of(const struct emu_arena *a, uintptr_t p);
 int arena_settled_unlocked(struct emu_arena *a, uintptr_t p, size_t size);

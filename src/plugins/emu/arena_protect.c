@@ -1,8 +1,8 @@
 /* Check mode: lazy protection of freed blocks (see arena.h, ARENA_CHECK),
  * and the guard markers that stand for guard pages where the kernel has
  * them (arena_marks_*, below).
- * A freed block's pages stay read-write and populated (the UNPROT treap,
- * and the array of ranges waiting to go into it), holding the poison, so
+ * A freed block's pages stay read-write and populated (UNPROT: ranges
+ * indexed by page, below), holding the poison, so
  * that freeing costs no system call and an allocation that lands on them
  * needs none either.  They are made
  * PROT_NONE together (arena_unprot_flush, adjacent ranges in one call)
@@ -26,6 +26,7 @@
 #include "trace.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,8 +37,7 @@
 #define MADV_GUARD_REMOVE 103
 #endif
 
-static void release_one(struct anode *s, void *arg);
-static void unprot_settle(struct emu_arena *a);
+static void unprot_clear(struct emu_arena *a);
 
 /* Guard markers: a guard page made with MADV_GUARD_INSTALL faults
  * whatever the protection of its mapping, and is no mapping of its own.
@@ -133,12 +133,7 @@ void arena_out_of_maps(struct emu_arena *a) {
                  "mappings left (vm.max_map_count): from here on freed %s "
                  "blocks stay accessible (holding the poison) and blocks get "
                  "no guard page", a->dev, a->what);
-  unprot_settle(a);
-  atree_walk(a->unprot, release_one, a);
-  a->unprot = NULL;
-  a->nunprot = 0;
-  a->unprot_urgent = 0;
-  atomic_store_explicit(&a->unprot_due, 0, memory_order_relaxed);
+  unprot_clear(a);
   size_t used = a->hwm > a->base ? a->hwm - a->base : 0;
   if (used && mprotect((void *)a->base, used, PROT_READ | PROT_WRITE) != 0)
     mprotect((void *)a->base, a->span, PROT_READ | PROT_WRITE);
@@ -160,57 +155,31 @@ static unsigned long settles_now(struct emu_arena *a) {
   return atomic_load_explicit(&a->settles, memory_order_relaxed);
 }
 
-/* Freed ranges wait in an array (UNBUF, their pages marked in UNBITS)
- * before they go into the UNPROT treap: frees come in any order (a
- * program unmapping 100 000 blocks shuffled), and a treap insertion at a
- * random address missed the cache at most levels of the tree.  They go
- * in together, sorted, when a lookup may need them (unprot_settle): a
- * lookup of pages no waiting range holds needs only the tree.  A bit per
- * page, not per 64 KiB region: a loop that maps a block per launch
- * allocates the next block beside the one it just freed, and a bit per
- * region sent every allocation through a settle.  Most such ranges are
- * protected by a flush without ever going into the tree
- * (arena_unprot_flush).  The bitmap is calloc'd: only its words for the
- * part of the span in use are ever touched. */
-#define UNBITS_SHIFT 12
-/* Waiting ranges put in the tree one by one, at most. */
-#define UNPROT_SORT_MIN 1024
-/* Waiting ranges sorted in place (insertion sort), at most. */
+/* The freed ranges still read-write (UNPROT) are indexed by page: a bit
+ * per page of the span where one starts (UNSTARTS) and its index in UNV
+ * by that page (UNIDX), so that an allocation finds the ranges its pages
+ * overlap by looking at the bits of its own pages and of the UNLEN_MAX
+ * bytes before them (one or two words; none overlap in the usual case)
+ * and takes them out with a few stores, whatever their number.  UNV
+ * holds the ranges themselves, unsorted (no node each: a range is
+ * written once, beside the last one); they are sorted by address only
+ * when they are protected (arena_unprot_flush): frees come in any order
+ * (a program unmapping 100 000 blocks shuffled).  A treap by address
+ * before (with an array of ranges waiting to go into it, and those
+ * sorted in when an allocation fell on their pages) cost three walks of
+ * the tree per allocation on a loop's reused pages: 750 instructions of
+ * an enter+exit pair with 100 live blocks, a cache miss per level with
+ * 10 000.  The bitmap is calloc'd and the index table mapped lazily: only
+ * the parts for pages in use are ever touched. */
+/* Ranges sorted in place (insertion sort), at most. */
 #define UNPROT_INSERT_SORT_MAX 64
 
 struct unwait {
   uintptr_t key;
-  struct anode *n;
+  size_t len;
+  unsigned long born; /* SETTLES when it was freed */
+  unsigned clean;     /* it held only the poison then */
 };
-
-/* Set the bits of the regions of [P, P+LEN) (LEN > 0) in UNBITS, or clear
- * them (CLEAR). */
-static void unbits_mark(struct emu_arena *a, uintptr_t p, size_t len,
-                        int clear) {
-  size_t i = (p - a->base) >> UNBITS_SHIFT;
-  size_t e = (p + len - 1 - a->base) >> UNBITS_SHIFT;
-  for (; i <= e; i++) {
-    uint64_t bit = (uint64_t)1 << (i % 64);
-    if (clear)
-      a->unbits[i / 64] &= ~bit;
-    else
-      a->unbits[i / 64] |= bit;
-  }
-}
-
-/* 1 if a waiting range may touch [P, P+LEN). */
-static int unbits_any(const struct emu_arena *a, uintptr_t p, size_t len) {
-  if (!a->nunbuf || !len)
-    return 0;
-  if (p < a->base || p + len - a->base > a->span)
-    return 1;
-  size_t i = (p - a->base) >> UNBITS_SHIFT;
-  size_t e = (p + len - 1 - a->base) >> UNBITS_SHIFT;
-  for (; i <= e; i++)
-    if (a->unbits[i / 64] >> (i % 64) & 1)
-      return 1;
-  return 0;
-}
 
 /* Room for N more bytes of scratch (kept for the next time). */
 static void *scratch(struct emu_arena *a, size_t n) {
@@ -247,78 +216,114 @@ static struct unwait *radix_sort(struct unwait *v, struct unwait *tmp,
   return v;
 }
 
-struct gather {
-  struct anode **v;
-  size_t n;
-};
-
-static void gather_one(struct anode *s, void *arg) {
-  struct gather *g = arg;
-  g->v[g->n++] = s;
+/* The page index of P in the span. */
+static size_t page_of(const struct emu_arena *a, uintptr_t p) {
+  return (p - a->base) / PAGE;
 }
 
-/* Put the waiting ranges (M of them, the tree holding N) in the tree at
- * once: sorted, merged with the tree's nodes in order and the tree built
- * again; 0 without memory for that. */
-static int settle_sorted(struct emu_arena *a, size_t m, size_t n) {
-  size_t need = m * sizeof(struct unwait) + 2 * (n + m) * sizeof(void *);
-  char *mem = scratch(a, need);
-  if (!mem)
+/* The highest page in [LO, HI] (page indexes, LO <= HI) where a range of
+ * UNPROT starts, or SIZE_MAX. */
+static size_t unstart_floor(const struct emu_arena *a, size_t lo, size_t hi) {
+  size_t w = hi / 64, wl = lo / 64;
+  uint64_t m = a->unstarts[w] & (~(uint64_t)0 >> (63 - hi % 64));
+  for (;;) {
+    if (w == wl)
+      m &= ~(uint64_t)0 << (lo % 64);
+    if (m)
+      return w * 64 + 63 - (size_t)__builtin_clzll(m);
+    if (w == wl)
+      return SIZE_MAX;
+    m = a->unstarts[--w];
+  }
+}
+
+/* The index in UNV of the range that starts highest below E and ends
+ * after P (P < E, both in the span), or SIZE_MAX. */
+static size_t unprot_below(const struct emu_arena *a, uintptr_t p,
+                           uintptr_t e) {
+  size_t hi = page_of(a, e - 1);
+  size_t back = a->unlen_max / PAGE, pp = page_of(a, p);
+  size_t lo = pp > back ? pp - back : 0;
+  size_t k = unstart_floor(a, lo, hi);
+  if (k == SIZE_MAX)
+    return SIZE_MAX;
+  size_t i = a->unidx[k];
+  const struct unwait *s = &a->unv[i];
+  return s->key + s->len > p ? i : SIZE_MAX;
+}
+
+/* Room for one more range in UNV, with its index set up on first use; 0
+ * without memory for that. */
+static int unv_room(struct emu_arena *a) {
+  if (!a->unstarts) {
+    size_t pages = a->span / PAGE + 1;
+    void *m = mmap(NULL, pages * sizeof *a->unidx, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED)
+      return 0;
+    a->unstarts = calloc((pages + 63) / 64, sizeof *a->unstarts);
+    if (!a->unstarts) {
+      munmap(m, pages * sizeof *a->unidx);
+      return 0;
+    }
+    a->unidx = m;
+  }
+  if (a->nunprot < a->capunv)
+    return 1;
+  size_t nc = a->capunv ? 2 * a->capunv : 256;
+  struct unwait *v = realloc(a->unv, nc * sizeof *v);
+  if (!v)
     return 0;
-  struct unwait *sorted = radix_sort(a->unbuf, (struct unwait *)mem, m);
-  struct anode **all = (struct anode **)(mem + m * sizeof(struct unwait));
-  struct gather g = {all + n + m, 0};
-  atree_walk(a->unprot, gather_one, &g);
-  size_t i = 0, j = 0;
-  for (size_t k = 0; i < n || j < m; k++)
-    all[k] = j == m || (i < n && g.v[i]->key < sorted[j].n->key)
-                 ? g.v[i++]
-                 : sorted[j++].n;
-  atree_build(&a->unprot, all, n + m, all + n + m);
+  a->unv = v;
+  /* Sorting them for a flush takes as much again: asked for now, so that
+   * a flush never lacks it. */
+  if (!scratch(a, nc * sizeof *v))
+    return 0;
+  a->capunv = nc;
   return 1;
 }
 
-/* Every waiting range into the UNPROT tree. */
-static void unprot_settle(struct emu_arena *a) {
-  size_t m = a->nunbuf, n = a->nunprot - m;
-  if (!m)
-    return;
-  for (size_t k = 0; k < m; k++)
-    unbits_mark(a, a->unbuf[k].key, a->unbuf[k].n->len, 1);
-  /* Few ranges (the tree's top is in the cache; sorting has a fixed
-   * cost), or few into a large tree: one by one. */
-  if (m < UNPROT_SORT_MIN || m * 4 < n || !settle_sorted(a, m, n))
-    for (size_t k = 0; k < m; k++)
-      atree_insert(&a->unprot, a->unbuf[k].n);
-  a->nunbuf = 0;
+/* R (inside the span, LEN > 0) into UNPROT; 0 without memory for that. */
+static int unprot_put(struct emu_arena *a, struct unwait r) {
+  if (!r.len || r.key < a->base || r.key + r.len - a->base > a->span ||
+      !unv_room(a))
+    return 0;
+  size_t k = page_of(a, r.key);
+  a->unidx[k] = (uint32_t)a->nunprot;
+  a->unv[a->nunprot++] = r;
+  a->unstarts[k / 64] |= (uint64_t)1 << (k % 64);
+  if (r.len > a->unlen_max)
+    a->unlen_max = r.len;
+  return 1;
 }
 
-/* S waits for the tree; 0 without memory for that. */
-static int unprot_wait(struct emu_arena *a, struct anode *s) {
-  if (!s->len || s->key < a->base || s->key + s->len - a->base > a->span)
-    return 0;
-  if (!a->unbits) {
-    size_t regions = ((a->span - 1) >> UNBITS_SHIFT) + 1;
-    a->unbits = calloc((regions + 63) / 64, sizeof *a->unbits);
-    if (!a->unbits)
-      return 0;
+/* Range I out of UNPROT (the last one takes its place in UNV). */
+static void unprot_take(struct emu_arena *a, size_t i) {
+  size_t k = page_of(a, a->unv[i].key);
+  a->unstarts[k / 64] &= ~((uint64_t)1 << (k % 64));
+  if (i != --a->nunprot) {
+    a->unv[i] = a->unv[a->nunprot];
+    a->unidx[page_of(a, a->unv[i].key)] = (uint32_t)i;
   }
-  if (a->nunbuf == a->capunbuf) {
-    size_t nc = a->capunbuf ? 2 * a->capunbuf : 256;
-    struct unwait *v = realloc(a->unbuf, nc * sizeof *v);
-    if (!v)
-      return 0;
-    a->unbuf = v;
-    a->capunbuf = nc;
+}
+
+/* UNPROT is empty again: its state from the start. */
+static void unprot_clear(struct emu_arena *a) {
+  for (size_t i = 0; i < a->nunprot; i++) {
+    size_t k = page_of(a, a->unv[i].key);
+    a->unstarts[k / 64] &= ~((uint64_t)1 << (k % 64));
   }
-  a->unbuf[a->nunbuf++] = (struct unwait){s->key, s};
-  unbits_mark(a, s->key, s->len, 0);
-  return 1;
+  a->nunprot = 0;
+  a->unlen_max = 0;
+  a->unprot_urgent = 0;
+  atomic_store_explicit(&a->unprot_due, 0, memory_order_relaxed);
 }
 
 void arena_unprot_release(struct emu_arena *a) {
-  free(a->unbuf);
-  free(a->unbits);
+  free(a->unv);
+  free(a->unstarts);
+  if (a->unidx)
+    munmap(a->unidx, (a->span / PAGE + 1) * sizeof *a->unidx);
   free(a->unscratch);
 }
 
@@ -326,14 +331,14 @@ void arena_unprot_add(struct emu_arena *a, uintptr_t p, size_t len,
                       unsigned how) {
   if (a->no_maps)
     return; /* stays read-write, poisoned */
-  struct anode *s = apool_get(&a->pool);
-  if (!s) { /* no memory to remember it: protect now */
+  struct unwait r = {p, len, settles_now(a), (how & UNPROT_CLEAN) != 0};
+  if (!unprot_put(a, r)) { /* no memory to remember it: protect now */
     protect(a, p, len);
     if (a->no_maps)
       arena_out_of_maps(a);
     return;
   }
-  if (!a->nunprot) {
+  if (a->nunprot == 1) {
     a->unprot_since = settles_now(a);
     atomic_store_explicit(&a->unprot_due,
                           a->unprot_since + EMU_CHECK_PROTECT_EVERY,
@@ -345,34 +350,14 @@ void arena_unprot_add(struct emu_arena *a, uintptr_t p, size_t len,
     atomic_store_explicit(&a->owed, OWED_NOW, memory_order_relaxed);
   else if (!atomic_load_explicit(&a->owed, memory_order_relaxed))
     atomic_store_explicit(&a->owed, OWED_UNPROT, memory_order_relaxed);
-  s->key = p;
-  s->len = len;
-  s->flags = how & UNPROT_CLEAN ? ANODE_CLEAN : 0;
-  s->born = settles_now(a);
-  if (!unprot_wait(a, s))
-    atree_insert(&a->unprot, s);
-  a->nunprot++;
   if (a->nunprot > EMU_CHECK_UNPROT_MAX)
     arena_unprot_flush(a);
 }
 
-/* Insert [P, P+LEN) with FLAGS and BORN reusing node S if given;
- * protect it without memory. */
-static void reinsert(struct emu_arena *a, struct anode *s, uintptr_t p,
-                     size_t len, unsigned flags, unsigned long born) {
-  if (!s)
-    s = apool_get(&a->pool);
-  if (!s) {
-    protect(a, p, len);
-    return;
-  }
-  memset(s, 0, sizeof *s);
-  s->key = p;
-  s->len = len;
-  s->flags = flags;
-  s->born = born;
-  atree_insert(&a->unprot, s);
-  a->nunprot++;
+/* R back into UNPROT; protected without memory for that. */
+static void reinsert(struct emu_arena *a, struct unwait r) {
+  if (!unprot_put(a, r))
+    protect(a, r.key, r.len);
 }
 
 size_t arena_unprot_cut(struct emu_arena *a, uintptr_t p, size_t len,
@@ -381,41 +366,34 @@ size_t arena_unprot_cut(struct emu_arena *a, uintptr_t p, size_t len,
   size_t covered = 0;
   *clean = 0;
   *guard_rw = 0;
-  if (unbits_any(a, p, len))
-    unprot_settle(a);
-  struct anode *s = a->unprot ? atree_floor(a->unprot, p) : NULL;
-  if (a->unprot && (!s || s->key + s->len <= p))
-    s = atree_ceil(a->unprot, p);
-  while (s && s->key < e) {
-    uintptr_t sk = s->key, se = s->key + s->len;
-    unsigned fl = s->flags;
-    unsigned long born = s->born;
-    atree_remove(&a->unprot, sk);
-    a->nunprot--;
+  if (!a->nunprot || !len || p < a->base || e - a->base > a->span)
+    return 0;
+  /* From the highest overlapping range down: a part left below P is the
+   * last one, and one left above E starts at E, where none is looked for. */
+  size_t i = unprot_below(a, p, e);
+  while (i != SIZE_MAX) {
+    struct unwait s = a->unv[i];
+    uintptr_t sk = s.key, se = s.key + s.len;
+    unprot_take(a, i);
     uintptr_t lo = sk > p ? sk : p, hi = se < e ? se : e;
     if (lo < be) {
       size_t in = (hi < be ? hi : be) - lo;
       covered += in;
       /* Clean only if no kernel could have written it since. */
-      if ((fl & ANODE_CLEAN) && born == settles_now(a))
+      if (s.clean && s.born == settles_now(a))
         *clean += in;
     }
     if (hi > be)
       *guard_rw = 1;
-    struct anode *spare = s;
-    if (sk < p) {
-      reinsert(a, spare, sk, p - sk, fl, born);
-      spare = NULL;
-    }
-    if (se > e) {
-      reinsert(a, spare, e, se - e, fl, born);
-      spare = NULL;
-    }
-    if (spare)
-      apool_put(&a->pool, spare);
-    /* Ranges never overlap: none after S starts below E. */
-    s = se >= e ? NULL : atree_ceil(a->unprot, se);
+    if (se > e)
+      reinsert(a, (struct unwait){e, se - e, s.born, s.clean});
+    if (sk < p)
+      reinsert(a, (struct unwait){sk, p - sk, s.born, s.clean});
+    /* Ranges never overlap: the next one down ends at or below SK. */
+    i = sk > p ? unprot_below(a, p, sk) : SIZE_MAX;
   }
+  if (!a->nunprot)
+    a->unlen_max = 0;
   if (a->no_maps)
     arena_out_of_maps(a);
   return covered;
@@ -442,7 +420,7 @@ static int live_in(const struct emu_arena *a, uintptr_t lo, uintptr_t hi) {
  * page, typically), so one call covers many freed blocks. */
 #define JOIN_GAP_MAX ((size_t)1 << 20)
 
-static void flush_one(struct anode *s, void *arg) {
+static void flush_one(const struct unwait *s, void *arg) {
   struct flush_run *r = arg;
   if (r->hi != s->key &&
       (!r->hi || s->key - r->hi > JOIN_GAP_MAX ||
@@ -453,24 +431,17 @@ static void flush_one(struct anode *s, void *arg) {
   r->hi = s->key + s->len;
 }
 
-static void release_one(struct anode *s, void *arg) {
-  apool_put(&((struct emu_arena *)arg)->pool, s);
-}
-
-/* Sort the waiting ranges by address in place (a loop's frees come in
- * address order mostly: insertion sort) or through scratch memory; 0
- * without memory for that. */
-static int unbuf_sort(struct emu_arena *a) {
-  size_t m = a->nunbuf;
-  struct unwait *v = a->unbuf;
+/* Sort UNV by address: in place when short (a loop's frees come in
+ * address order mostly: insertion sort), else through the scratch memory
+ * that unv_room set aside. */
+static void unv_sort(struct emu_arena *a) {
+  size_t m = a->nunprot;
+  struct unwait *v = a->unv;
   if (m > UNPROT_INSERT_SORT_MAX) {
-    struct unwait *tmp = scratch(a, m * sizeof *tmp);
-    if (!tmp)
-      return 0;
-    struct unwait *sorted = radix_sort(v, tmp, m);
+    struct unwait *sorted = radix_sort(v, a->unscratch, m);
     if (sorted != v)
       memcpy(v, sorted, m * sizeof *v);
-    return 1;
+    return;
   }
   for (size_t i = 1; i < m; i++) {
     struct unwait x = v[i];
@@ -479,48 +450,17 @@ static int unbuf_sort(struct emu_arena *a) {
       v[j] = v[j - 1];
     v[j] = x;
   }
-  return 1;
-}
-
-/* The tree is empty: protect the waiting ranges straight from their
- * array, in address order (the calls the tree's walk would make), and
- * give their nodes back; 0 without memory to sort them. */
-static int flush_waiting(struct emu_arena *a) {
-  if (!unbuf_sort(a))
-    return 0;
-  struct flush_run r = {a, 0, 0};
-  for (size_t k = 0; k < a->nunbuf; k++) {
-    struct anode *s = a->unbuf[k].n;
-    unbits_mark(a, s->key, s->len, 1);
-    flush_one(s, &r);
-  }
-  protect(a, r.lo, r.hi - r.lo);
-  for (size_t k = 0; k < a->nunbuf; k++)
-    apool_put(&a->pool, a->unbuf[k].n);
-  a->nunbuf = 0;
-  return 1;
 }
 
 void arena_unprot_flush(struct emu_arena *a) {
-  if (!a->unprot && a->nunbuf && flush_waiting(a)) {
-    a->nunprot = 0;
-    a->unprot_urgent = 0;
-    atomic_store_explicit(&a->unprot_due, 0, memory_order_relaxed);
-    if (a->no_maps)
-      arena_out_of_maps(a);
+  if (!a->nunprot)
     return;
-  }
-  unprot_settle(a);
-  if (!a->unprot)
-    return;
+  unv_sort(a);
   struct flush_run r = {a, 0, 0};
-  atree_walk(a->unprot, flush_one, &r);
+  for (size_t k = 0; k < a->nunprot; k++)
+    flush_one(&a->unv[k], &r);
   protect(a, r.lo, r.hi - r.lo);
-  atree_walk(a->unprot, release_one, a);
-  a->unprot = NULL;
-  a->nunprot = 0;
-  a->unprot_urgent = 0;
-  atomic_store_explicit(&a->unprot_due, 0, memory_order_relaxed);
+  unprot_clear(a);
   if (a->no_maps)
     arena_out_of_maps(a);
 }
@@ -533,9 +473,7 @@ void arena_unprot_before_kernel(struct emu_arena *a) {
 }
 
 void arena_unprot_arg(struct emu_arena *a, uintptr_t p) {
-  if (unbits_any(a, p, 1))
-    unprot_settle(a);
-  struct anode *s = atree_floor(a->unprot, p);
-  if (s && p < s->key + s->len)
+  if (a->nunprot && p >= a->base && p - a->base < a->span &&
+      unprot_below(a, p, p + 1) != SIZE_MAX)
     arena_unprot_flush(a);
 }
