@@ -267,10 +267,17 @@ void hostptr_after_copy_to(struct cblock *b, uintptr_t tgt, uintptr_t hst,
     char desc[240], var[80], mt[48];
     uintptr_t off = slot - b->tgt;
     check_var_short(b->var, b->hst, b->size, var, sizeof var);
-    if (b->kind == CB_MAPPED)
+    /* A struct's block mapped alloc got this word from a member's entry
+     * (clang 14 to 19 lower `map(to: s) map(tofrom: s.p[0:n])` so): the
+     * block's own map type would mislead. */
+    if (b->kind == CB_MAPPED &&
+        (b->maptype & (OMP_TGT_MAPTYPE_TO | OMP_TGT_MAPTYPE_FROM)))
       snprintf(desc, sizeof desc, "the pointer at offset %lu of %s (map %s), "
                "copied at %s", (unsigned long)off, var,
                check_maptype_words(b->maptype, 0, mt, sizeof mt), where);
+    else if (b->kind == CB_MAPPED)
+      snprintf(desc, sizeof desc, "the pointer at offset %lu of %s, copied "
+               "at %s", (unsigned long)off, var, where);
     else
       snprintf(desc, sizeof desc, "the pointer at offset %lu of %s%s, "
                "copied at %s", (unsigned long)off,

@@ -16,6 +16,7 @@
 #   // EXPECT-STDERR-IN-ORDER: text   the same, on a line after the one that
 #                               the previous such directive matched
 #   // EXPECT-STDOUT: text      text that must appear in stdout
+#   // EXPECT-NOT-STDERR: text  text that must not appear in stderr
 #   // OMPEMU-RUN: options      options of ompemu-run (--check, --report)
 #   // RUN-TWICE-SAME-STDERR    run twice: stdout and stderr must be the same
 #   // RUN-SAME-STDERR-TIMES: N  run N more times: stdout and stderr the same
@@ -168,6 +169,14 @@ EOT
       [ -n "$last" ] || { why="stderr lacks, after the previous in-order text: $text"; break; }
     done <<EOT
 $(directive "$src" EXPECT-STDERR-IN-ORDER)
+EOT
+  fi
+  if [ -z "$why" ]; then
+    while IFS= read -r text; do
+      [ -z "$text" ] || ! grep -qF -- "$text" "$o.err" ||
+        { why="stderr has: $text"; break; }
+    done <<EOT
+$(directive "$src" EXPECT-NOT-STDERR)
 EOT
   fi
   if [ -z "$why" ]; then
