@@ -84,6 +84,18 @@ static int locate(const void *ra, struct callsite *cs, struct dwl_loc *loc) {
   return 0;
 }
 
+__thread const void *rt_construct_ra;
+
+int callsite_file(const void *ra, char *buf, size_t len) {
+  struct callsite cs;
+  callsite_resolve(ra, "", &cs);
+  char *colon = strrchr(cs.where, ':');
+  if (!cs.has_line || !colon)
+    return 0;
+  snprintf(buf, len, "%.*s", (int)(colon - cs.where), cs.where);
+  return 1;
+}
+
 void callsite_where(const void *ra, char *buf, size_t len) {
   struct callsite cs;
   callsite_resolve(ra, "", &cs);

@@ -27,6 +27,16 @@ RT_HIDDEN void callsite_resolve(const void *ra, const char *api,
                                 struct callsite *cs);
 /* Only where it is: "prog.c:14" / "prog+0x1234" into BUF, "" unknown. */
 RT_HIDDEN void callsite_where(const void *ra, char *buf, size_t len);
+/* The source file's base name ("f.f90") of the call that returns to RA,
+ * into BUF: 1, or 0 without a line table for it. */
+RT_HIDDEN int callsite_file(const void *ra, char *buf, size_t len);
+
+/* While a front door of a construct runs with an observer on: the return
+ * address of the program's call into it (else NULL).  Check mode takes
+ * the source file of a flang construct from it, whose location names
+ * the program unit and the line but no file. */
+RT_HIDDEN extern __thread const void *rt_construct_ra;
+
 /* The expression of argument I (0-based), or NULL when unknown. */
 RT_HIDDEN const char *callsite_arg(const struct callsite *cs, int i);
 /* Splits the argument list of the call of API in TEXT (a source line and

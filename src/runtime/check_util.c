@@ -9,6 +9,7 @@
  * (check.c keeps the thread's current construct). */
 #define _GNU_SOURCE
 #include "config.h"
+#include "callsite.h"
 #include "check.h"
 #include "locstr.h"
 
@@ -196,11 +197,18 @@ static char *make_where(const void *key) {
   const ident_t *loc = key;
   const char *s = loc->psource;
   char fn[256], ln[32], out[300];
-  /* flang -g: ";FIRModule;PROGRAM;line;col;;", no file */
+  /* flang -g: ";FIRModule;PROGRAM;line;col;;", no file: the file of the
+   * program's call into the runtime (its line table's line for that call
+   * can be another line of the unit). */
   if (s && !loc_field_is_file(s, 0) && loc_field(s, 1, fn, sizeof fn) &&
       fn[0] && strcmp(fn, "unknown") && loc_field(s, 2, ln, sizeof ln) &&
       atoi(ln) > 0) {
-    snprintf(out, sizeof out, "line %d of %s", atoi(ln), fn);
+    char file[256];
+    if (rt_construct_ra &&
+        callsite_file(rt_construct_ra, file, sizeof file))
+      snprintf(out, sizeof out, "%s:%d", file, atoi(ln));
+    else
+      snprintf(out, sizeof out, "line %d of %s", atoi(ln), fn);
     return strdup(out);
   }
   char *r = s ? file_line(s, 0, 2) : NULL;
@@ -215,10 +223,15 @@ const char *check_where(const ident_t *loc) {
 /* "line N of FUNCTION" from an offload entry name, interned; NULL if the
  * name has no line. */
 static char *make_kernel_where(const void *key) {
-  char out[600];
-  return rt_kernel_where((const char *)key - 1, out, sizeof out)
-             ? strdup(out)
-             : NULL;
+  char out[600], file[256];
+  const char *name = (const char *)key - 1, *l = strrchr(name, '_');
+  /* "..._l<line>": with the launch's file, "file:line" */
+  if (l && l[1] == 'l' && atoi(l + 2) > 0 && rt_construct_ra &&
+      callsite_file(rt_construct_ra, file, sizeof file)) {
+    snprintf(out, sizeof out, "%s:%d", file, atoi(l + 2));
+    return strdup(out);
+  }
+  return rt_kernel_where(name, out, sizeof out) ? strdup(out) : NULL;
 }
 
 const char *check_where_kernel(const char *kernel) {

@@ -4,7 +4,7 @@
 ! FFLAGS: -g
 ! OMPEMU-RUN: --check
 ! EXPECT-EXIT: 99
-! EXPECT-STDERR: ompemu: check: results not copied back: map(from) of g%u (declared at check_component_extra_ref.f90:22) at the data region exit at line 28 of CHECK_COMPONENT_EXTRA_REF copied nothing because the mapping keeps 1 more reference (mapped at line 22 of CHECK_COMPONENT_EXTRA_REF), and the device copy differs from the host in 200 of 400 bytes; an extra enter data or enclosing data region holds it, and no later copy brought them back (device 0 block 
+! EXPECT-STDERR: ompemu: check: results not copied back: map(from) of g%u (declared at check_component_extra_ref.f90:22) at the data region exit at check_component_extra_ref.f90:28 copied nothing because the mapping keeps 1 more reference (mapped at check_component_extra_ref.f90:22), and the device copy differs from the host in 200 of 400 bytes; an extra enter data or enclosing data region holds it, and no later copy brought them back (device 0 block 
 ! EXPECT-STDERR: ompemu: check: 1 finding; exit status 99
 module m
   type grid

@@ -6,7 +6,7 @@
 ! OMPEMU-RUN: --check
 ! EXPECT-EXIT: 99
 ! EXPECT-STDERR: ompemu: check: uninitialized device memory read: kernel 
-! EXPECT-STDERR: __QQmain_l27 at line 27 of the main program read s%acc (declared at check_component_from.f90:27) before anything wrote it; it was mapped with map(from) at line 27 of the main program, which gives the device uninitialized memory: map(tofrom:) copies the host's values in (device 0 block 
+! EXPECT-STDERR: __QQmain_l27 at check_component_from.f90:27 read s%acc (declared at check_component_from.f90:27) before anything wrote it; it was mapped with map(from) at check_component_from.f90:27, which gives the device uninitialized memory: map(tofrom:) copies the host's values in (device 0 block 
 ! EXPECT-STDERR: ompemu: check: 1 finding; exit status 99
 module state_mod
   implicit none

@@ -4,7 +4,7 @@
 ! OMPEMU-RUN: --check
 ! EXPECT-EXIT: 99
 ! EXPECT-STDERR: ompemu: check: result thrown away: kernel 
-! EXPECT-STDERR: __QQmain_l16 (line 16 of the main program) changed 50 of 800 bytes of b (declared at check_lbound_from_short.f90:11), mapped with map(tofrom) at line 15 of CHECK_LBOUND_FROM_SHORT, and the data region exit at line 20 of CHECK_LBOUND_FROM_SHORT copied back only 400 bytes at offset 0 (map(from)) before removing the mapping; the map(from:) section must cover all the results (device 0 block 
+! EXPECT-STDERR: __QQmain_l16 (check_lbound_from_short.f90:16) changed 50 of 800 bytes of b (declared at check_lbound_from_short.f90:11), mapped with map(tofrom) at check_lbound_from_short.f90:15, and the data region exit at check_lbound_from_short.f90:20 copied back only 400 bytes at offset 0 (map(from)) before removing the mapping; the map(from:) section must cover all the results (device 0 block 
 ! EXPECT-STDERR: ompemu: check: 1 finding; exit status 99
 program check_lbound_from_short
   implicit none

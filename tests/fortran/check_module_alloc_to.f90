@@ -5,7 +5,7 @@
 ! OMPEMU-RUN: --check
 ! EXPECT-EXIT: 99
 ! EXPECT-STDERR: ompemu: check: result thrown away: kernel 
-! EXPECT-STDERR: __QMfieldsPsmooth_l17 (line 17 of smooth) changed 1000 of 4000 bytes of u (declared at check_module_alloc_to.f90:12), mapped with map(to) at line 17 of smooth, and the target region at line 17 of smooth removed the mapping without copying them back; map(tofrom:) or map(from:) keeps them (device 0 block 
+! EXPECT-STDERR: __QMfieldsPsmooth_l17 (check_module_alloc_to.f90:17) changed 1000 of 4000 bytes of u (declared at check_module_alloc_to.f90:12), mapped with map(to) at check_module_alloc_to.f90:17, and the target region at check_module_alloc_to.f90:17 removed the mapping without copying them back; map(tofrom:) or map(from:) keeps them (device 0 block 
 ! EXPECT-STDERR: ompemu: check: 1 finding; exit status 99
 module fields
   implicit none

@@ -3,8 +3,8 @@
 ! FFLAGS: -g
 ! OMPEMU-RUN: --check
 ! EXPECT-EXIT: 99
-! EXPECT-STDERR: ompemu: check: race between nowait constructs: the target nowait region at line 15 of the main program (kernel 
-! EXPECT-STDERR: __QQmain_l15) and the target update nowait at line 19 of CHECK_NOWAIT_UPDATE_RACE were in flight together with no dependence between them, and each uses a (declared at check_nowait_update_race.f90:11): the first writes it and the second reads it; depend clauses or a taskwait order them (ompemu ran the batch in the order line 15 of the main program, line 19 of CHECK_NOWAIT_UPDATE_RACE)
+! EXPECT-STDERR: ompemu: check: race between nowait constructs: the target nowait region at check_nowait_update_race.f90:15 (kernel 
+! EXPECT-STDERR: __QQmain_l15) and the target update nowait at check_nowait_update_race.f90:19 were in flight together with no dependence between them, and each uses a (declared at check_nowait_update_race.f90:11): the first writes it and the second reads it; depend clauses or a taskwait order them (ompemu ran the batch in the order check_nowait_update_race.f90:15, check_nowait_update_race.f90:19)
 ! EXPECT-STDERR: ompemu: check: 1 finding; exit status 99
 program check_nowait_update_race
   implicit none

@@ -4,7 +4,7 @@
 ! OMPEMU-RUN: --check
 ! EXPECT-EXIT: 99
 ! EXPECT-STDERR: ompemu: check: result thrown away: kernel 
-! EXPECT-STDERR: __QQmain_l16 (line 16 of the main program) changed 998 of 2048 bytes of h (declared at check_release_alloc_2d.f90:11), mapped with map(to) at line 15 of CHECK_RELEASE_ALLOC_2D, and the data region exit at line 22 of CHECK_RELEASE_ALLOC_2D removed the mapping with map(release) without copying them back; map(from:) keeps them (device 0 block 
+! EXPECT-STDERR: __QQmain_l16 (check_release_alloc_2d.f90:16) changed 998 of 2048 bytes of h (declared at check_release_alloc_2d.f90:11), mapped with map(to) at check_release_alloc_2d.f90:15, and the data region exit at check_release_alloc_2d.f90:22 removed the mapping with map(release) without copying them back; map(from:) keeps them (device 0 block 
 ! EXPECT-STDERR: ompemu: check: 1 finding; exit status 99
 program check_release_alloc_2d
   implicit none

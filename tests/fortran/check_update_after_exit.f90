@@ -3,7 +3,7 @@
 ! FFLAGS: -g
 ! OMPEMU-RUN: --check
 ! EXPECT-EXIT: 99
-! EXPECT-STDERR: ompemu: check: target update from of a (declared at check_update_after_exit.f90:10) at line 16 of CHECK_UPDATE_AFTER_EXIT: it is not mapped on device 0, so nothing was copied
+! EXPECT-STDERR: ompemu: check: target update from of a (declared at check_update_after_exit.f90:10) at check_update_after_exit.f90:16: it is not mapped on device 0, so nothing was copied
 ! EXPECT-STDERR: ompemu: check: 1 finding; exit status 99
 program check_update_after_exit
   implicit none

@@ -3,7 +3,7 @@
 ! FFLAGS: -g
 ! OMPEMU-RUN: --check
 ! EXPECT-EXIT: 99
-! EXPECT-STDERR: ompemu: check: target update to of a (declared at check_update_unmapped.f90:10) at line 12 of CHECK_UPDATE_UNMAPPED: it is not mapped on device 0, so nothing was copied
+! EXPECT-STDERR: ompemu: check: target update to of a (declared at check_update_unmapped.f90:10) at check_update_unmapped.f90:12: it is not mapped on device 0, so nothing was copied
 ! EXPECT-STDERR: ompemu: check: 1 finding; exit status 99
 program check_update_unmapped
   implicit none

@@ -41,11 +41,13 @@ tests_unit_test_core_SOURCES = tests/unit/test_core.c tests/unit/fake_plugin.h \
 	src/runtime/registry.c src/runtime/lifecycle.c \
 	src/runtime/descriptor.c src/runtime/image_format.c \
 	src/runtime/entry_table.c \
-	src/runtime/abi/register.c src/runtime/abi/info.c $(obs_test_sources)
-tests_unit_test_core_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/runtime
+	src/runtime/abi/register.c src/runtime/abi/info.c \
+	src/runtime/callsite.c src/runtime/dwarf_line.c \
+	src/runtime/dwarf_compdir.c $(obs_test_sources)
+tests_unit_test_core_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/runtime $(LIBELF_CFLAGS)
 tests_unit_test_core_CFLAGS = $(unit_cflags) -Werror=incompatible-pointer-types
 tests_unit_test_core_LDFLAGS = -Wl,--export-dynamic
-tests_unit_test_core_LDADD = src/common/libompemu_common.la $(unit_ldadd) $(LIBS)
+tests_unit_test_core_LDADD = src/common/libompemu_common.la $(unit_ldadd) $(LIBELF_LIBS) $(LIBS)
 EXTRA_tests_unit_test_core_DEPENDENCIES = tests/unit/libomptarget.rtl.fake.la \
 	tests/unit/libomptarget.rtl.fakemissing.la \
 	tests/unit/libomptarget.rtl.fakezero.la

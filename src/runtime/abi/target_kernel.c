@@ -9,14 +9,16 @@
  * door uses (rt_target): a nowait launch is completed, in order, before
  * the call returns, so there never is a handle to poll. */
 #include "config.h"
+#include "callsite.h"
 #include "doors.h"
 #include "kernel_args.h"
+#include "observe.h"
 #include "trace.h"
 #include <ompemu/omptarget.h>
 
-RT_EXPORT int __tgt_target_kernel(ident_t *loc, int64_t device_id,
-                                  int32_t num_teams, int32_t thread_limit,
-                                  void *host_ptr, void *kernel_args) {
+static int kernel(ident_t *loc, int64_t device_id, int32_t num_teams,
+                  int32_t thread_limit, void *host_ptr, void *kernel_args,
+                  const void *ra) {
   struct rt_launch l;
   char why[200];
   if (rt_kernel_args_decode(loc, device_id, num_teams, thread_limit, host_ptr,
@@ -26,15 +28,28 @@ RT_EXPORT int __tgt_target_kernel(ident_t *loc, int64_t device_id,
     rt_handle_outcome(OFFLOAD_FAIL, loc);
     return OFFLOAD_FAIL;
   }
-  return rt_target(&l);
+  int observed = OBS_WANTS_ANY(~0u);
+  if (observed)
+    rt_construct_ra = ra;
+  int rc = rt_target(&l);
+  if (observed)
+    rt_construct_ra = NULL;
+  return rc;
+}
+
+RT_EXPORT int __tgt_target_kernel(ident_t *loc, int64_t device_id,
+                                  int32_t num_teams, int32_t thread_limit,
+                                  void *host_ptr, void *kernel_args) {
+  return kernel(loc, device_id, num_teams, thread_limit, host_ptr,
+                kernel_args, __builtin_return_address(0));
 }
 
 RT_EXPORT int __tgt_target_kernel_nowait(
     ident_t *loc, int64_t device_id, int32_t num_teams, int32_t thread_limit,
     void *host_ptr, void *kernel_args, int32_t dep_num, void *dep_list,
     int32_t noalias_dep_num, void *noalias_dep_list) {
-  return __tgt_target_kernel(loc, device_id, num_teams, thread_limit, host_ptr,
-                             kernel_args);
+  return kernel(loc, device_id, num_teams, thread_limit, host_ptr,
+                kernel_args, __builtin_return_address(0));
 }
 
 /* Every launch and data call completes before it returns: a handle, if
