@@ -254,6 +254,13 @@ static void copy_to(struct cthread *t, int32_t dev, uintptr_t hst,
       h = check_pass(x ? x + off : NULL, (const void *)hst, size, HOSTPTR_LO,
                      HOSTPTR_SPAN, scan ? &clean : NULL);
     hash &= passed;
+  } else if (size < HASH_SMALL) {
+    /* A few words: one loop does all three, whichever are wanted. */
+    hash = check_cfg.report && report_hashes(b, size);
+    passed = hash || x || scan;
+    if (passed)
+      h = check_pass_small(x ? x + off : NULL, (const void *)hst, size,
+                           HOSTPTR_LO, HOSTPTR_SPAN, scan ? &clean : NULL);
   }
   if (x && !passed)
     memcpy(x + off, (const void *)hst, size);
@@ -303,6 +310,10 @@ static void copy_from(struct cthread *t, int32_t dev, uintptr_t hst,
       if (x && hash && size >= PASS_MIN) {
         h = check_pass(x + (tgt - b->tgt), (const void *)hst, size, 0, 0,
                        NULL);
+        hashed = 1;
+      } else if (x && hash && size < HASH_SMALL) {
+        h = check_pass_small(x + (tgt - b->tgt), (const void *)hst, size, 0,
+                             0, NULL);
         hashed = 1;
       } else if (x) {
         memcpy(x + (tgt - b->tgt), (const void *)hst, size);
