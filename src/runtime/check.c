@@ -142,17 +142,24 @@ static const struct memo *kernel_place(const char *kernel) {
 
 /* check_intern of a kernel's or a variable's name (check_intern's own
  * look-up costs a thread-local look-up and a call). */
-static const char *interned(const char *name) {
-  static struct memo memo[2 * MEMO], *last = memo;
-  if (last->key == name && last->val)
-    return last->val;
+static struct memo intern_memo[2 * MEMO], *intern_last = intern_memo;
+
+static __attribute__((noinline)) const char *intern_slot(const char *name) {
   uintptr_t a = (uintptr_t)name;
-  struct memo *m = &memo[(a >> 4 ^ a >> 8) & (2 * MEMO - 1)];
+  struct memo *m = &intern_memo[(a >> 4 ^ a >> 8) & (2 * MEMO - 1)];
   if (m->key != name || !m->val) {
     m->val = check_intern(name);
     m->key = name;
   }
-  return (last = m)->val;
+  return (intern_last = m)->val;
+}
+
+/* The name asked last answers inline (a construct asks for one name
+ * several times). */
+static inline const char *interned(const char *name) {
+  if (intern_last->key == name && intern_last->val)
+    return intern_last->val;
+  return intern_slot(name);
 }
 
 /* memset (R, 0, sizeof *R) in 16-byte stores: GCC's `rep stos` for it
