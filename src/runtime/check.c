@@ -162,28 +162,13 @@ static inline const char *interned(const char *name) {
   return intern_slot(name);
 }
 
-/* memset (R, 0, sizeof *R) in 16-byte stores: GCC's `rep stos` for it
- * was a twentieth of the empty launch under --check. */
-__attribute__((optimize("no-tree-loop-distribute-patterns")))
-static void clear_region(struct cregion *r) {
-  typedef uint64_t v2u64 __attribute__((vector_size(16)));
-  const v2u64 zero = {0, 0};
-  char *p = (char *)r;
-  size_t i = 0;
-#pragma GCC unroll 32
-  for (; i + 16 <= sizeof *r; i += 16)
-    memcpy(p + i, &zero, 16);
-  for (; i < sizeof *r; i++)
-    p[i] = 0;
-}
-
 static void region_begin(struct cthread *t, struct obs_event *e) {
   struct cregion *r = t->spare;
   t->spare = NULL;
   if (r) {
     struct cuse *uses = r->uses;
     int cap = r->capuses;
-    clear_region(r);
+    check_zero(r, sizeof *r);
     r->uses = uses;
     r->capuses = cap;
   } else if (!(r = calloc(1, sizeof *r))) {
