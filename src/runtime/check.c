@@ -358,7 +358,8 @@ static void run_deferred(struct cthread *t) {
 
 static void region_end(struct cthread *t) {
   struct cregion *r = t->region;
-  run_deferred(t);
+  if (t->deferred.n || t->deferred.kernel || t->deferred.kernels)
+    run_deferred(t); /* most constructs left nothing on a queue */
   t->region = NULL;
   if (!r)
     return;

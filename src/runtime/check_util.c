@@ -659,7 +659,7 @@ struct cuse *check_region_use(struct cregion *r, uintptr_t hst,
     r->capuses = nc;
   }
   struct cuse *u = &r->uses[r->nuses++];
-  memset(u, 0, sizeof *u);
+  check_zero(u, sizeof *u);
   u->hst = hst;
   u->size = size;
   u->tgt = tgt;
