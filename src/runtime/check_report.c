@@ -91,9 +91,15 @@ static size_t key_slot(const uint64_t *k, int n, size_t cap) {
  * one size and device) have slots in a row, in the order of their starts:
  * a loop over the sections of an array reads the table in order. */
 #define HIST_RUN 8
-static size_t hslot(int32_t dev, uintptr_t hst, uintptr_t size, size_t cap) {
-  uint64_t k[3] = {hst / 64 / HIST_RUN, size, (uint64_t)dev};
-  return (key_slot(k, 3, cap / HIST_RUN) * HIST_RUN + hst / 64 % HIST_RUN) &
+static inline size_t hslot(int32_t dev, uintptr_t hst, uintptr_t size,
+                           size_t cap) {
+  /* One multiply-xorshift of the words summed with odd weights: a slot is
+   * computed per copy, and where it lands shows in no output. */
+  uint64_t h = (hst / 64 / HIST_RUN + size * 0x9e3779b97f4a7c15ull +
+                (uint64_t)dev * 0xc2b2ae3d27d4eb4full) *
+               0xff51afd7ed558ccdull;
+  h ^= h >> 32;
+  return ((h & (cap / HIST_RUN - 1)) * HIST_RUN + hst / 64 % HIST_RUN) &
          (cap - 1);
 }
 

@@ -460,7 +460,8 @@ hash_end(const uint64_t lanes[8], const unsigned char *s,
     n -= 8;
   }
   uint64_t w = 0;
-  memcpy(&w, s, n);
+  if (n) /* no call of memcpy for nothing */
+    memcpy(&w, s, n);
   h = (h ^ w ^ ((uint64_t)n << 56)) * 0xc4ceb9fe1a85ec53ull;
   h ^= h >> 29;
   return h ? h : 1;
@@ -484,7 +485,7 @@ uint64_t check_pass(void *dst, const void *src, size_t n, uint64_t lo,
   if (clean)
     *clean = scan ? c : 0;
   size_t whole = n / 64 * 64;
-  if (dst)
+  if (dst && n % 64)
     memcpy((unsigned char *)dst + whole, s + whole, n % 64);
   return hash_end(lanes, s + whole, n % 64);
 }
