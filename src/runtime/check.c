@@ -721,6 +721,7 @@ static const struct obs_observer observer = {
     .decisions = MAP_DECISIONS,
     .finish = finish,
     .slot = &slot,
+    .no_ids = 1,
 };
 
 /* OMPEMU_CHECK_ORDER: source | reverse | seed:N | off. */

@@ -27,6 +27,7 @@ static _Atomic int shut_down;
 static const struct obs_observer *observers[MAX_OBSERVERS];
 static int nobservers;
 static int timed; /* some observer reads t0 / t1 */
+static int ids;   /* some observer reads ids */
 /* The lone observer's ON, while there is one observer and it has ON: the
  * events call into it with no look-up of the observer. */
 static const obs_fn (*lone)[3];
@@ -69,6 +70,8 @@ int obs_register(const struct obs_observer *o) {
   observers[slot] = o;
   if (o->timed)
     __atomic_store_n(&timed, 1, __ATOMIC_RELEASE);
+  if (!o->no_ids)
+    __atomic_store_n(&ids, 1, __ATOMIC_RELEASE);
   uint32_t points = o->points;
   if (o->on) {
     points = 0;
@@ -179,7 +182,7 @@ fill(struct obs_tl *t, struct obs_event *e, enum obs_point p,
      struct rt_device *d) {
   e->point = p;
   e->device = d ? d->id : -1;
-  e->id = new_id(t);
+  e->id = ids ? new_id(t) : 0;
   e->result = 0;
   e->vetoed = 0;
   e->region = t->cur_region;
