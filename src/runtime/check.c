@@ -25,7 +25,7 @@ struct pending {
   const char *var;
 };
 /* What the checker keeps per thread, in one struct: the events look up
- * its address once (__tls_get_addr) and pass it on. */
+ * its address once (a thread-local look-up) and pass it on. */
 struct cthread {
   struct cregion *region; /* the construct this thread is in, or NULL */
   struct cregion *spare;  /* the thread's next construct record */

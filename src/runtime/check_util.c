@@ -107,7 +107,7 @@ static const char *intern_by(const void *key,
       const char *copy;
     } e[4];
     unsigned next;
-  } recent_tl; /* one struct: one __tls_get_addr */
+  } recent_tl; /* one struct: one thread-local look-up */
   if (!key)
     return NULL;
   struct recent *recent = &recent_tl;

@@ -52,7 +52,7 @@ static __thread struct obs_tl {
     const struct rt_args *maps;
     const int *argpos;
   } next_kernel;
-} tl; /* one struct: one __tls_get_addr per function, not one per variable */
+} tl; /* one struct: one thread-local look-up per function, not per variable */
 static _Atomic uint64_t nthreads;
 
 static struct {
@@ -97,8 +97,8 @@ int64_t obs_now(void) {
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* This thread's struct, looked up once by the caller (GCC would call
- * __tls_get_addr again after each call). */
+/* This thread's struct, looked up once by the caller (GCC would look it
+ * up again after each call). */
 static inline struct obs_tl *me(void) {
   struct obs_tl *t = &tl;
   __asm__("" : "+r"(t));
