@@ -25,7 +25,7 @@ struct pending {
   const char *var;
 };
 /* What the checker keeps per thread, in one struct: the events look up
- * its address once (__tls_get_addr) and pass it on. */
+ * its address once (a thread-local look-up) and pass it on. */
 struct cthread {
   struct cregion *region; /* the construct this thread is in, or NULL */
   struct cregion *spare;  /* the thread's next construct record */
@@ -142,32 +142,24 @@ static const struct memo *kernel_place(const char *kernel) {
 
 /* check_intern of a kernel's or a variable's name (check_intern's own
  * look-up costs a thread-local look-up and a call). */
-static const char *interned(const char *name) {
-  static struct memo memo[2 * MEMO], *last = memo;
-  if (last->key == name && last->val)
-    return last->val;
+static struct memo intern_memo[2 * MEMO], *intern_last = intern_memo;
+
+static __attribute__((noinline)) const char *intern_slot(const char *name) {
   uintptr_t a = (uintptr_t)name;
-  struct memo *m = &memo[(a >> 4 ^ a >> 8) & (2 * MEMO - 1)];
+  struct memo *m = &intern_memo[(a >> 4 ^ a >> 8) & (2 * MEMO - 1)];
   if (m->key != name || !m->val) {
     m->val = check_intern(name);
     m->key = name;
   }
-  return (last = m)->val;
+  return (intern_last = m)->val;
 }
 
-/* memset (R, 0, sizeof *R) in 16-byte stores: GCC's `rep stos` for it
- * was a twentieth of the empty launch under --check. */
-__attribute__((optimize("no-tree-loop-distribute-patterns")))
-static void clear_region(struct cregion *r) {
-  typedef uint64_t v2u64 __attribute__((vector_size(16)));
-  const v2u64 zero = {0, 0};
-  char *p = (char *)r;
-  size_t i = 0;
-#pragma GCC unroll 32
-  for (; i + 16 <= sizeof *r; i += 16)
-    memcpy(p + i, &zero, 16);
-  for (; i < sizeof *r; i++)
-    p[i] = 0;
+/* The name asked last answers inline (a construct asks for one name
+ * several times). */
+static inline const char *interned(const char *name) {
+  if (intern_last->key == name && intern_last->val)
+    return intern_last->val;
+  return intern_slot(name);
 }
 
 static void region_begin(struct cthread *t, struct obs_event *e) {
@@ -176,7 +168,7 @@ static void region_begin(struct cthread *t, struct obs_event *e) {
   if (r) {
     struct cuse *uses = r->uses;
     int cap = r->capuses;
-    clear_region(r);
+    check_zero(r, sizeof *r);
     r->uses = uses;
     r->capuses = cap;
   } else if (!(r = calloc(1, sizeof *r))) {
@@ -254,6 +246,13 @@ static void copy_to(struct cthread *t, int32_t dev, uintptr_t hst,
       h = check_pass(x ? x + off : NULL, (const void *)hst, size, HOSTPTR_LO,
                      HOSTPTR_SPAN, scan ? &clean : NULL);
     hash &= passed;
+  } else if (size < HASH_SMALL) {
+    /* A few words: one loop does all three, whichever are wanted. */
+    hash = check_cfg.report && report_hashes(b, size);
+    passed = hash || x || scan;
+    if (passed)
+      h = check_pass_small(x ? x + off : NULL, (const void *)hst, size,
+                           HOSTPTR_LO, HOSTPTR_SPAN, scan ? &clean : NULL);
   }
   if (x && !passed)
     memcpy(x + off, (const void *)hst, size);
@@ -303,6 +302,10 @@ static void copy_from(struct cthread *t, int32_t dev, uintptr_t hst,
       if (x && hash && size >= PASS_MIN) {
         h = check_pass(x + (tgt - b->tgt), (const void *)hst, size, 0, 0,
                        NULL);
+        hashed = 1;
+      } else if (x && hash && size < HASH_SMALL) {
+        h = check_pass_small(x + (tgt - b->tgt), (const void *)hst, size, 0,
+                             0, NULL);
         hashed = 1;
       } else if (x) {
         memcpy(x + (tgt - b->tgt), (const void *)hst, size);
@@ -355,7 +358,8 @@ static void run_deferred(struct cthread *t) {
 
 static void region_end(struct cthread *t) {
   struct cregion *r = t->region;
-  run_deferred(t);
+  if (t->deferred.n || t->deferred.kernel || t->deferred.kernels)
+    run_deferred(t); /* most constructs left nothing on a queue */
   t->region = NULL;
   if (!r)
     return;
@@ -717,6 +721,7 @@ static const struct obs_observer observer = {
     .decisions = MAP_DECISIONS,
     .finish = finish,
     .slot = &slot,
+    .no_ids = 1,
 };
 
 /* OMPEMU_CHECK_ORDER: source | reverse | seed:N | off. */

@@ -62,6 +62,22 @@ static inline void check_lock_give(void) { biaslock_unlock(&check_lock); }
 RT_HIDDEN void check_lock_mutex(void);
 RT_HIDDEN int check_lock_try(void);
 
+/* memset (P, 0, N) for a record of constant size N, in 16-byte stores:
+ * GCC's `rep stos` for one costs more than the stores (a twentieth of
+ * the empty launch under --check was a construct record's). */
+__attribute__((optimize("no-tree-loop-distribute-patterns"), always_inline))
+static inline void check_zero(void *p, size_t n) {
+  typedef uint64_t v2u64 __attribute__((vector_size(16)));
+  const v2u64 zero = {0, 0};
+  char *c = p;
+  size_t i = 0;
+#pragma GCC unroll 32
+  for (; i + 16 <= n; i += 16)
+    __builtin_memcpy(c + i, &zero, 16);
+  for (; i < n; i++)
+    c[i] = 0;
+}
+
 /* ---- device blocks (check_blocks.c) ---- */
 
 enum cblock_kind {
@@ -265,6 +281,17 @@ RT_HIDDEN uint64_t check_hash(const void *p, size_t n);
  * there. */
 RT_HIDDEN uint64_t check_pass(void *dst, const void *src, size_t n,
                               uint64_t lo, uint64_t span, size_t *clean);
+/* The hash the report keeps of a copy's N bytes at P (never 0):
+ * check_hash's from HASH_SMALL bytes on, a word-at-a-time one below. */
+#define HASH_SMALL 128
+RT_HIDDEN uint64_t check_copy_hash(const void *p, size_t n);
+/* check_pass for N under HASH_SMALL, in one loop of words: it returns
+ * their check_copy_hash, and *CLEAN (0 unless SRC is 8-aligned) is the
+ * number of leading whole words none of which is in the range, as
+ * ompemu_first_word_in counts them. */
+RT_HIDDEN uint64_t check_pass_small(void *dst, const void *src, size_t n,
+                                    uint64_t lo, uint64_t span,
+                                    size_t *clean);
 /* The plugin of global device DEV: device copies and queries made
  * directly (not observed).  0 / -1 (the plugin reports). */
 RT_HIDDEN int check_dev_read(int32_t dev, void *dst, uintptr_t tgt,
@@ -446,7 +473,8 @@ RT_HIDDEN void check_ompt_take_back(void);
 static inline int report_hashes(const struct cblock *b, uintptr_t size) {
   return b && b->hst && b->kind != CB_PRIVATE && size;
 }
-/* A copy of [HST, HST+SIZE) of block B; HASH: its check_hash, if known. */
+/* A copy of [HST, HST+SIZE) of block B; HASH: its check_copy_hash, if
+ * known. */
 RT_HIDDEN void report_copy_to(struct cregion *r, struct cblock *b,
                               uintptr_t hst, uintptr_t size, const char *var,
                               const uint64_t *hash);

@@ -84,7 +84,7 @@ static struct cblock *new_block(void) {
   if (spare)
     for (size_t o = 0; o < sizeof *spare; o += 64)
       __builtin_prefetch((char *)spare + o, 1);
-  memset(b, 0, sizeof *b);
+  check_zero(b, sizeof *b);
   return b;
 }
 

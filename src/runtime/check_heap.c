@@ -131,11 +131,13 @@ static uintptr_t mmapped_block(uintptr_t p) {
 static uintptr_t heap_usable(uintptr_t p) {
   if (!p || p % CHUNK_ALIGN || !setup())
     return 0;
-  uintptr_t hi = (uintptr_t)sbrk(0);
-  if (heap_lo && p >= heap_lo + 2 * sizeof(uintptr_t) && p < hi)
-    return heap_block(p, hi);
-  if (heap_lo && p >= heap_lo && p < hi)
-    return 0;
+  if (heap_lo && p >= heap_lo) { /* below it (static data): no sbrk */
+    uintptr_t hi = (uintptr_t)sbrk(0);
+    if (p >= heap_lo + 2 * sizeof(uintptr_t) && p < hi)
+      return heap_block(p, hi);
+    if (p < hi)
+      return 0;
+  }
   return mmapped_block(p);
 }
 

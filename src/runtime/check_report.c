@@ -16,7 +16,8 @@
  *   stale data kept     a map with `to` of data still mapped that copied
  *                       nothing although the host had changed it (check
  *                       mode: OpenMP allows it, so it is no finding)
- * Contents are compared by a 64-bit hash per (device, host range). */
+ * Contents are compared by a 64-bit hash per (device, host range)
+ * (check_copy_hash). */
 #define _GNU_SOURCE
 #include "config.h"
 #include "check.h"
@@ -90,9 +91,15 @@ static size_t key_slot(const uint64_t *k, int n, size_t cap) {
  * one size and device) have slots in a row, in the order of their starts:
  * a loop over the sections of an array reads the table in order. */
 #define HIST_RUN 8
-static size_t hslot(int32_t dev, uintptr_t hst, uintptr_t size, size_t cap) {
-  uint64_t k[3] = {hst / 64 / HIST_RUN, size, (uint64_t)dev};
-  return (key_slot(k, 3, cap / HIST_RUN) * HIST_RUN + hst / 64 % HIST_RUN) &
+static inline size_t hslot(int32_t dev, uintptr_t hst, uintptr_t size,
+                           size_t cap) {
+  /* One multiply-xorshift of the words summed with odd weights: a slot is
+   * computed per copy, and where it lands shows in no output. */
+  uint64_t h = (hst / 64 / HIST_RUN + size * 0x9e3779b97f4a7c15ull +
+                (uint64_t)dev * 0xc2b2ae3d27d4eb4full) *
+               0xff51afd7ed558ccdull;
+  h ^= h >> 32;
+  return ((h & (cap / HIST_RUN - 1)) * HIST_RUN + hst / 64 % HIST_RUN) &
          (cap - 1);
 }
 
@@ -149,10 +156,11 @@ static void find_line(enum rclass c, const char *var, uintptr_t hst,
                       uintptr_t size, const char *where, uintptr_t bytes);
 
 /* A transfer of BYTES counted in its line (the line counted last in its
- * class here, else find_line: a loop counts the same line again). */
-static inline void add_line(enum rclass c, const char *var, uintptr_t hst,
-                            uintptr_t size, const char *where,
-                            uintptr_t bytes) {
+ * class here, else find_line: a loop counts the same line again).  Inline
+ * in each caller: GCC had kept it apart, a frame for a few compares. */
+static inline __attribute__((always_inline)) void
+add_line(enum rclass c, const char *var, uintptr_t hst, uintptr_t size,
+         const char *where, uintptr_t bytes) {
   total_bytes[c] += bytes;
   total_count[c]++;
   /* a name: the same line whatever the host range */
@@ -222,7 +230,7 @@ static void note_copy(enum rclass kind, struct cregion *r, struct cblock *b,
   size_t j = hcap ? hslot(b->dev, hst, size, hcap) : (size_t)-1;
   if (hcap)
     __builtin_prefetch(&htab[j]);
-  uint64_t h = hash ? *hash : check_hash((const void *)hst, size);
+  uint64_t h = hash ? *hash : check_copy_hash((const void *)hst, size);
   struct hist *x = history(b->dev, hst, size, j);
   if (!x)
     return;

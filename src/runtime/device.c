@@ -200,7 +200,7 @@ void *rt_device_entry(struct rt_device *d, void *host_ptr, const char **name) {
   int idx;
   void *r = NULL;
   const char *nm = NULL;
-  /* One __tls_get_addr (the empty asm keeps GCC from calling it again). */
+  /* One thread-local look-up (the empty asm keeps GCC from repeating it). */
   __typeof__(entry_cache) *c = &entry_cache;
   __asm__("" : "+r"(c));
   unsigned gen = atomic_load_explicit(&rt_libs_gen, memory_order_acquire);

@@ -89,7 +89,7 @@ libomptarget_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/runtime \
 	$(LIBELF_CFLAGS)
 # A plugin-table slot or a call whose type disagrees with ompemu/plugin.h
 # must not build.
-libomptarget_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden \
+libomptarget_la_CFLAGS = $(AM_CFLAGS) $(TLS_CFLAGS) -fvisibility=hidden \
 	-Werror=incompatible-pointer-types
 # libelf: the line tables that name a device memory routine's caller
 # (dwarf_line.c).

@@ -27,6 +27,10 @@ static _Atomic int shut_down;
 static const struct obs_observer *observers[MAX_OBSERVERS];
 static int nobservers;
 static int timed; /* some observer reads t0 / t1 */
+static int ids;   /* some observer reads ids */
+/* The lone observer's ON, while there is one observer and it has ON: the
+ * events call into it with no look-up of the observer. */
+static const obs_fn (*lone)[3];
 static _Atomic int finished;
 
 /* Per thread: the construct it is in, the variable its next ALLOC or COPY
@@ -48,7 +52,7 @@ static __thread struct obs_tl {
     const struct rt_args *maps;
     const int *argpos;
   } next_kernel;
-} tl; /* one struct: one __tls_get_addr per function, not one per variable */
+} tl; /* one struct: one thread-local look-up per function, not per variable */
 static _Atomic uint64_t nthreads;
 
 static struct {
@@ -66,6 +70,8 @@ int obs_register(const struct obs_observer *o) {
   observers[slot] = o;
   if (o->timed)
     __atomic_store_n(&timed, 1, __ATOMIC_RELEASE);
+  if (!o->no_ids)
+    __atomic_store_n(&ids, 1, __ATOMIC_RELEASE);
   uint32_t points = o->points;
   if (o->on) {
     points = 0;
@@ -77,6 +83,7 @@ int obs_register(const struct obs_observer *o) {
   if (points & (OBS_BIT(OBS_MAP) | OBS_BIT(OBS_ASSOC)))
     __atomic_fetch_or(&obs_decisions, o->decisions ? o->decisions : ~0u,
                       __ATOMIC_RELEASE);
+  __atomic_store_n(&lone, slot == 0 ? o->on : NULL, __ATOMIC_RELEASE);
   __atomic_store_n(&nobservers, slot + 1, __ATOMIC_RELEASE);
   __atomic_fetch_or(&obs_mask, points, __ATOMIC_RELEASE);
   if (o->slot)
@@ -90,8 +97,8 @@ int64_t obs_now(void) {
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* This thread's struct, looked up once by the caller (GCC would call
- * __tls_get_addr again after each call). */
+/* This thread's struct, looked up once by the caller (GCC would look it
+ * up again after each call). */
 static inline struct obs_tl *me(void) {
   struct obs_tl *t = &tl;
   __asm__("" : "+r"(t));
@@ -133,7 +140,7 @@ static int veto(struct obs_event *e) {
   return 1;
 }
 
-/* dispatch with more than one observer. */
+/* dispatch without a lone observer that has ON. */
 static __attribute__((noinline)) int dispatch_all(struct obs_event *e,
                                                   enum obs_phase ph) {
   int n = nobservers;
@@ -159,21 +166,13 @@ static __attribute__((noinline)) int dispatch_all(struct obs_event *e,
  * the layer's own in between. */
 static inline __attribute__((always_inline)) int
 dispatch(struct obs_event *e, enum obs_phase ph) {
-  if (__builtin_expect(nobservers != 1, 0))
+  const obs_fn(*on)[3] = lone; /* the checker, alone */
+  if (__builtin_expect(!on, 0))
     return dispatch_all(e, ph);
-  const struct obs_observer *o = observers[0]; /* the checker, alone */
-  int r;
-  if (o->on) {
-    obs_fn f = o->on[e->point][ph];
-    if (!f)
-      return 0;
-    r = f(e);
-  } else {
-    if (!wants(o, e->point, ph))
-      return 0;
-    r = o->event(e, ph);
-  }
-  return r && ph == OBS_PH_BEGIN ? veto(e) : 0;
+  obs_fn f = on[e->point][ph];
+  if (!f)
+    return 0;
+  return f(e) && ph == OBS_PH_BEGIN ? veto(e) : 0;
 }
 
 /* The fields every event has.  fill, begin and end are inline in each
@@ -183,7 +182,7 @@ fill(struct obs_tl *t, struct obs_event *e, enum obs_point p,
      struct rt_device *d) {
   e->point = p;
   e->device = d ? d->id : -1;
-  e->id = new_id(t);
+  e->id = ids ? new_id(t) : 0;
   e->result = 0;
   e->vetoed = 0;
   e->region = t->cur_region;

@@ -94,7 +94,8 @@ enum obs_map_decision {
 struct obs_event {
   enum obs_point point;
   int32_t device;               /* global device id, -1 none */
-  uint64_t id;                  /* unique in the process; see obs_new_id */
+  uint64_t id;                  /* unique in the process (see obs_new_id);
+                                   0 when no observer reads ids (no_ids) */
   int64_t t0, t1;               /* CLOCK_MONOTONIC ns: begin, end */
   int result;                   /* END: 0 done, -1 failed */
   int vetoed;                   /* an observer refused it at its begin */
@@ -181,6 +182,10 @@ struct obs_observer {
   /* MAP and ASSOC: the decisions it reads, OBS_BIT(decision); 0: all.  A
    * decision no observer reads makes no event. */
   uint32_t decisions;
+  /* 1 if it reads no event's ID (nor what carries one: a WAIT's
+   * COMPLETES, the plugin's QUEUED tag): events are numbered only when
+   * some observer reads the numbers (ID 0 otherwise). */
+  int no_ids;
 };
 
 /* Observers are registered by the set-up functions listed in observe.c:

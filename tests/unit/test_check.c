@@ -254,6 +254,47 @@ static void test_pass(void **state) {
   }
 }
 
+/* check_pass_small: the hash check_copy_hash gives (check_hash's from
+ * HASH_SMALL bytes on), the copy, and the clean prefix exactly up to the
+ * first word in the range (ompemu_first_word_in's count), 0 for a source
+ * that is not 8-aligned; every byte counts in the hash. */
+static void test_pass_small(void **state) {
+  (void)state;
+  static uint64_t src[40], dst[40];
+  const uint64_t lo = 0x10000, span = 0x7fffffff0000;
+  for (size_t i = 0; i < 40; i++)
+    src[i] = 0x3ff0000000000000ull + i * 0x9e3779b97f4a7c15ull % 4096;
+  for (size_t n = 0; n < HASH_SMALL; n++)
+    for (size_t k = 0; k < 3; k++) {
+      const size_t shift = k == 0 ? 0 : k == 1 ? 1 : 8;
+      unsigned char *p = (unsigned char *)src + shift;
+      size_t clean = 12345;
+      memset(dst, 0, sizeof dst);
+      uint64_t h = check_pass_small(dst, p, n, lo, span, &clean);
+      assert_true(h == check_copy_hash(p, n) && h != 0);
+      assert_true(check_pass_small(NULL, p, n, lo, span, NULL) == h);
+      if (n)
+        assert_memory_equal(dst, p, n);
+      assert_int_equal(clean, shift % 8 ? 0 : n / 8 * 8);
+      for (size_t b = 0; b < n; b++) {
+        p[b] ^= 0x40;
+        assert_true(check_copy_hash(p, n) != h);
+        p[b] ^= 0x40;
+      }
+    }
+  for (size_t hit = 0; hit < HASH_SMALL / 8; hit++) {
+    uint64_t keep = src[hit];
+    src[hit] = lo + 8;
+    size_t clean = 12345;
+    check_pass_small(NULL, src, HASH_SMALL - 1, lo, span, &clean);
+    assert_int_equal(clean, hit * 8);
+    src[hit] = keep;
+  }
+  const size_t big[] = {HASH_SMALL, 200, sizeof src};
+  for (size_t i = 0; i < 3; i++)
+    assert_true(check_copy_hash(src, big[i]) == check_hash(src, big[i]));
+}
+
 /* A copy of the whole block back to the host makes its expected bytes
  * the device's: an exit that removes it then compares nothing; but not
  * past a kernel (what it changed is a result thrown away). */
@@ -452,6 +493,7 @@ int main(void) {
       cmocka_unit_test(test_block_buckets),
       cmocka_unit_test(test_words_and_hash),
       cmocka_unit_test(test_pass),
+      cmocka_unit_test(test_pass_small),
       cmocka_unit_test(test_findings_once),
       cmocka_unit_test_setup(test_copied_back, setup),
       cmocka_unit_test_setup(test_to_thrown_away, setup),

@@ -6,7 +6,8 @@
  * copy, gives the observers before the vetoing one an end with -1 and the
  * others nothing; notes reach later observers; an observer's ignored
  * begins and its per-thread slot; an observer with a function per point
- * and phase, and the map decisions no observer reads; ids; the name
+ * and phase, and the map decisions no observer reads; ids, and none when
+ * no observer reads them; the name
  * helpers. */
 #include "config.h"
 #include "data_fake.h"
@@ -89,9 +90,10 @@ static const struct obs_observer ends_only = {
 /* An observer with a function per point and phase (ON): the ends of
  * copies to the device, and of the MAP decisions only NEW. */
 static int by_point_copies, by_point_new, by_point_other;
+static uint64_t by_point_id; /* the last copy's */
 static int by_point_copy_end(struct obs_event *e) {
-  (void)e;
   by_point_copies++;
+  by_point_id = e->id;
   return 0;
 }
 static int by_point_map(struct obs_event *e) {
@@ -107,7 +109,7 @@ static const obs_fn by_point_fns[OBS_NPOINTS][3] = {
 };
 static const struct obs_observer by_point = {
     .name = "by point", .on = by_point_fns,
-    .decisions = OBS_BIT(OBS_MAP_NEW)};
+    .decisions = OBS_BIT(OBS_MAP_NEW), .no_ids = 1};
 
 static int setup(void **state) {
   (void)state;
@@ -156,6 +158,7 @@ static void test_nothing_observed(void **state) {
   assert_int_equal(by_point_copies, 1);
   assert_int_equal(by_point_new, 1);
   assert_int_equal(by_point_other, 0);
+  assert_true(by_point_id == 0); /* nobody reads ids: none made */
   /* Registered in this order for the rest of the tests. */
   assert_int_equal(obs_register(&recorder), 0);
   assert_int_equal(obs_register(&vetoing), 0);
@@ -164,6 +167,9 @@ static void test_nothing_observed(void **state) {
   assert_int_equal(ends_slot, 4);
   assert_int_equal(obs_mask, ~0u);
   assert_int_equal(obs_decisions, ~0u);
+  /* The recorder reads ids: every event has one now. */
+  assert_int_equal(launch(), 0);
+  assert_true(by_point_id != 0);
 }
 
 static void test_target_region_events(void **state) {
