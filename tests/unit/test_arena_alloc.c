@@ -65,25 +65,35 @@ static int model_cool_release(struct model *m) {
   return 0;
 }
 
+/* First fit: LEN bytes cut from the front of the lowest free extent that
+ * holds them, its start in *K; 0 if none does. */
+static int model_first_fit(struct model *m, size_t len, uintptr_t *k) {
+  for (int i = 0; i < m->n; i++)
+    if (m->len[i] >= len) {
+      *k = m->key[i];
+      m->key[i] += len;
+      m->len[i] -= len;
+      if (!m->len[i]) {
+        memmove(&m->key[i], &m->key[i + 1], (m->n - i - 1) * sizeof *k);
+        memmove(&m->len[i], &m->len[i + 1],
+                (m->n - i - 1) * sizeof m->len[0]);
+        m->n--;
+      }
+      return 1;
+    }
+  return 0;
+}
+
 static uintptr_t model_alloc(struct model *m, size_t size) {
   size_t len = (size + 255) / 256 * 256;
   if (m->in_use + len > m->cap)
     return 0;
   for (;;) {
-    for (int i = 0; i < m->n; i++)
-      if (m->len[i] >= len) {
-        uintptr_t k = m->key[i];
-        m->key[i] += len;
-        m->len[i] -= len;
-        if (!m->len[i]) {
-          memmove(&m->key[i], &m->key[i + 1], (m->n - i - 1) * sizeof k);
-          memmove(&m->len[i], &m->len[i + 1],
-                  (m->n - i - 1) * sizeof m->len[0]);
-          m->n--;
-        }
-        m->in_use += len;
-        return k;
-      }
+    uintptr_t k;
+    if (model_first_fit(m, len, &k)) {
+      m->in_use += len;
+      return k;
+    }
     if (model_cool_release(m) != 0)
       return 0;
   }
@@ -209,23 +219,13 @@ static uintptr_t qmodel_alloc(struct model *m, struct qmodel *q,
   size_t al = size % 16 == 0 ? 16 : 8;
   size_t off = body - ((size ? size : 1) + al - 1) / al * al;
   for (;;) {
-    for (int i = 0; i < m->n; i++)
-      if (m->len[i] >= len) {
-        uintptr_t k = m->key[i];
-        m->key[i] += len;
-        m->len[i] -= len;
-        if (!m->len[i]) {
-          memmove(&m->key[i], &m->key[i + 1], (m->n - i - 1) * sizeof k);
-          memmove(&m->len[i], &m->len[i + 1],
-                  (m->n - i - 1) * sizeof m->len[0]);
-          m->n--;
-        }
-        m->in_use += charge;
-        return k + off;
-      }
+    uintptr_t k;
+    if (model_first_fit(m, len, &k)) {
+      m->in_use += charge;
+      return k + off;
+    }
     if (q->head == q->tail)
       return 0;
-    uintptr_t k;
     size_t l;
     qmodel_pop(m, q, &k, &l);
     model_insert(m, k, l);
