@@ -74,7 +74,7 @@ _Static_assert(BT_CAP < 128, "btree_impl.h: BT_STEP0 covers up to 127 keys");
  * the array), never used. */
 static inline unsigned BT_(count_step)(const bt_node *nd, uintptr_t k,
                                        int le, unsigned c, unsigned step) {
-  if (step > BT_STEP0)
+  if (step > BT_STEP0 || step > nd->n) /* the node's fill, not its keys */
     return c;
   unsigned i = c + step - 1 < BT_CAP ? c + step - 1 : BT_CAP - 1;
   uintptr_t key = nd->key[i];
