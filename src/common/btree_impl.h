@@ -54,22 +54,51 @@ static inline void BT_(node_put)(bt_tree *t, bt_node *nd) {
   block_pool_put(&t->nodes, nd, sizeof(bt_node));
 }
 
-/* Number of keys of ND that are <= K.  Counted, not searched: no branch
- * to mispredict per key (a binary search mispredicts about half of its
- * steps). */
-static inline unsigned BT_(count_le)(const bt_node *nd, uintptr_t k) {
-  unsigned c = 0;
-  for (unsigned i = 0; i < nd->n; i++)
-    c += nd->key[i] <= k;
-  return c;
+/* The largest power of two <= BT_CAP: the first step of BT_(count). */
+#define BT_STEP0                                                             \
+  (BT_CAP >= 64   ? 64                                                       \
+   : BT_CAP >= 32 ? 32                                                       \
+   : BT_CAP >= 16 ? 16                                                       \
+   : BT_CAP >= 8  ? 8                                                        \
+   : BT_CAP >= 4  ? 4                                                        \
+   : BT_CAP >= 2  ? 2                                                        \
+                  : 1)
+_Static_assert(BT_CAP < 128, "btree_impl.h: BT_STEP0 covers up to 127 keys");
+
+/* Number of keys of ND that are <= K (LE), or < K (!LE).  The keys are
+ * sorted, so the count C grows by halving steps (BT_STEP0 down to 1): by
+ * STEP when key C + STEP - 1 is in use and still passes.  A fixed number
+ * of steps, written out, with no branch on the keys to mispredict: about
+ * 35 instructions for a node of 14 keys, where counting key by key took
+ * about five a key.  A slot past the node's count may be read (within
+ * the array), never used. */
+static inline unsigned BT_(count_step)(const bt_node *nd, uintptr_t k,
+                                       int le, unsigned c, unsigned step) {
+  if (step > BT_STEP0 || step > nd->n) /* the node's fill, not its keys */
+    return c;
+  unsigned i = c + step - 1 < BT_CAP ? c + step - 1 : BT_CAP - 1;
+  uintptr_t key = nd->key[i];
+  unsigned in = (c + step <= nd->n) & (le ? key <= k : key < k);
+  return c + (step & -in);
 }
 
-/* Number of keys of ND that are < K. */
+static inline unsigned BT_(count)(const bt_node *nd, uintptr_t k, int le) {
+  unsigned c = 0; /* the steps written out: constants, no loop */
+  c = BT_(count_step)(nd, k, le, c, 64);
+  c = BT_(count_step)(nd, k, le, c, 32);
+  c = BT_(count_step)(nd, k, le, c, 16);
+  c = BT_(count_step)(nd, k, le, c, 8);
+  c = BT_(count_step)(nd, k, le, c, 4);
+  c = BT_(count_step)(nd, k, le, c, 2);
+  return BT_(count_step)(nd, k, le, c, 1);
+}
+
+static inline unsigned BT_(count_le)(const bt_node *nd, uintptr_t k) {
+  return BT_(count)(nd, k, 1);
+}
+
 static inline unsigned BT_(count_lt)(const bt_node *nd, uintptr_t k) {
-  unsigned c = 0;
-  for (unsigned i = 0; i < nd->n; i++)
-    c += nd->key[i] < k;
-  return c;
+  return BT_(count)(nd, k, 0);
 }
 
 /* Ask for every line of ND at once: a walk reads its keys and then one of
@@ -775,6 +804,7 @@ BT_COLD static int BT_(check)(const bt_tree *t) {
 #undef bt_node
 #undef bt_tree
 #undef BT_MIN
+#undef BT_STEP0
 #undef BT_
 #undef BT_CAT
 #undef BT_CAT2

@@ -6,7 +6,9 @@
  * array, and the tree's invariants (order, fill, depth, links, maxima,
  * cursor, tail) after each change: insertions and removals in ascending,
  * descending and shuffled orders, splits and merges at node boundaries,
- * neighbours at both ends, key moves through the cursor, many keys. */
+ * neighbours at both ends, key moves through the cursor, many keys; and
+ * a third instance with the real trees' 14 keys a node, whose search in a
+ * node takes more steps than a node of 3 or 4 keys. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -34,6 +36,17 @@ BTREE_TYPES(ptree, pnode, 3, 1, 0);
 #define BT_NODE pnode
 #define BT_PREFIX pt
 #define BT_CAP 3
+#define BT_VALS 1
+#define BT_MAXES 0
+#include "btree_impl.h"
+
+/* W: 14 keys a node, as the arena's free extents and the mapping index
+ * (arena_extents.h, map_index.h), one word a key. */
+BTREE_TYPES(wtree, wnode, 14, 1, 0);
+#define BT_TREE wtree
+#define BT_NODE wnode
+#define BT_PREFIX wt
+#define BT_CAP 14
 #define BT_VALS 1
 #define BT_MAXES 0
 #include "btree_impl.h"
@@ -417,11 +430,65 @@ static void test_plain_append(void **state) {
   }
 }
 
+/* ------------------------------------------- W: the search in a node */
+
+/* The key of a position of W (keys 10, 20, ...: the count of keys <= the
+ * key's value / 10), or 0 for none. */
+static uintptr_t w_key(struct wt_pos p) { return p.lf ? p.lf->key[p.i] : 0; }
+
+/* Every key of W is 10 * (I + 1) for I < N, but those of GONE (every
+ * second one when set): each lookup of every K from 0 to past the last
+ * answers as a scan of the keys does. */
+static void w_probe_all(struct wtree *t, long n, int gone) {
+  for (uintptr_t k = 0; k <= (uintptr_t)(10 * n + 11); k++) {
+    uintptr_t le = 0, gt = 0, ge = 0;
+    for (long i = 0; i < n; i++) {
+      uintptr_t key = (uintptr_t)(10 * (i + 1));
+      if (gone && i % 2)
+        continue;
+      if (key <= k)
+        le = key;
+      if (key > k && !gt)
+        gt = key;
+      if (key >= k && !ge)
+        ge = key;
+    }
+    assert_int_equal(w_key(wt_floor(t, k)), le);
+    assert_int_equal(w_key(wt_next(t, k, 1)), gt);
+    assert_int_equal(w_key(wt_next(t, k, 0)), ge);
+    struct wt_pos b, a;
+    wt_around(t, k, &b, &a);
+    assert_int_equal(w_key(b), le);
+    assert_int_equal(w_key(a), gt);
+  }
+}
+
+/* Nodes of every fill from 1 to 14 keys, leaves and inner nodes: the
+ * lookups below, at and above each key. */
+static void test_node_search(void **state) {
+  (void)state;
+  for (long n = 1; n <= 240; n += n < 30 ? 1 : 7) {
+    struct wtree t = {0};
+    for (long i = 0; i < n; i++) {
+      uintptr_t v[1] = {(uintptr_t)i};
+      assert_int_equal(wt_insert(&t, (uintptr_t)(10 * (i + 1)), v), 0);
+    }
+    assert_true(wt_check(&t) >= 0);
+    w_probe_all(&t, n, 0);
+    for (long i = 1; i < n; i += 2) /* leaves of other fills */
+      wt_remove(&t, (uintptr_t)(10 * (i + 1)));
+    assert_true(wt_check(&t) >= 0);
+    w_probe_all(&t, n, 1);
+    wt_clear(&t);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_orders),   cmocka_unit_test(test_boundaries),
       cmocka_unit_test(test_ends),     cmocka_unit_test(test_set),
       cmocka_unit_test(test_many),     cmocka_unit_test(test_plain_append),
+      cmocka_unit_test(test_node_search),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
