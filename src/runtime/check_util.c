@@ -220,15 +220,17 @@ const char *check_where(const ident_t *loc) {
   return r ? r : "unknown location";
 }
 
-/* "line N of FUNCTION" from an offload entry name, interned; NULL if the
- * name has no line. */
+/* "file:N" (the launch's file, while a door set rt_construct_ra) or "line
+ * N of FUNCTION" from an offload entry name, interned; NULL if the name
+ * has no line. */
 static char *make_kernel_where(const void *key) {
   char out[600], file[256];
-  const char *name = (const char *)key - 1, *l = strrchr(name, '_');
-  /* "..._l<line>": with the launch's file, "file:line" */
-  if (l && l[1] == 'l' && atoi(l + 2) > 0 && rt_construct_ra &&
+  const char *name = (const char *)key - 1;
+  long line = rt_kernel_line(name);
+  /* with the launch's file, "file:line" */
+  if (line && rt_construct_ra &&
       callsite_file(rt_construct_ra, file, sizeof file)) {
-    snprintf(out, sizeof out, "%s:%d", file, atoi(l + 2));
+    snprintf(out, sizeof out, "%s:%ld", file, line);
     return strdup(out);
   }
   return rt_kernel_where(name, out, sizeof out) ? strdup(out) : NULL;

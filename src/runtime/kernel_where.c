@@ -35,14 +35,20 @@ const char *check_source_name(const char *sym, char *buf, size_t len) {
   return buf;
 }
 
-const char *rt_kernel_where(const char *name, char *buf, size_t len) {
-  const char *l = name ? strrchr(name, '_') : NULL, *fn = name;
+long rt_kernel_line(const char *name) {
+  const char *l = name ? strrchr(name, '_') : NULL;
   char *end;
   if (!l || l[1] != 'l' || l[2] < '1' || l[2] > '9')
-    return NULL;
+    return 0;
   long line = strtol(l + 2, &end, 10);
-  if (*end)
+  return *end ? 0 : line;
+}
+
+const char *rt_kernel_where(const char *name, char *buf, size_t len) {
+  long line = rt_kernel_line(name);
+  if (!line)
     return NULL;
+  const char *l = strrchr(name, '_'), *fn = name;
   /* skip "__omp_offloading_DEV_FILEID_" when it is there */
   if (!strncmp(fn, "__omp_offloading_", 17)) {
     const char *p = strchr(fn + 17, '_');

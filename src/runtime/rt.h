@@ -207,6 +207,8 @@ RT_HIDDEN void rt_dump_tables(ident_t *loc);
  * ("__omp_offloading_DEV_FILEID_FUNC_lN") into BUF, or NULL when the name
  * carries no line; and a flang symbol as the source names it (_QMmEscale:
  * "scale", _QQmain: "the main program"). */
+/* The line in an offload entry name ("..._l42": 42), 0 if none. */
+RT_HIDDEN long rt_kernel_line(const char *name);
 RT_HIDDEN const char *rt_kernel_where(const char *name, char *buf, size_t len);
 RT_HIDDEN const char *check_source_name(const char *sym, char *buf,
                                         size_t len);
