@@ -200,6 +200,8 @@ RT_HIDDEN int obs_register(const struct obs_observer *o);
 RT_HIDDEN extern uint32_t obs_mask;
 /* The map decisions some observer of MAP or ASSOC reads. */
 RT_HIDDEN extern uint32_t obs_decisions;
+/* Some observer is registered. */
+#define OBS_ON() __builtin_expect(obs_mask != 0, 0)
 #define OBS_WANTS(p) OBS_WANTS_ANY(OBS_BIT(p))
 #define OBS_WANTS_ANY(bits) __builtin_expect((obs_mask & (bits)) != 0, 0)
 

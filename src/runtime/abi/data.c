@@ -19,7 +19,7 @@ static void data(enum rt_data_kind kind, ident_t *loc, int64_t device_id,
                  const void *ra) {
   struct rt_args a = {loc,       arg_num,   args_base,   args, arg_sizes,
                       arg_types, arg_names, arg_mappers, 0,    nowait};
-  int observed = OBS_WANTS_ANY(~0u);
+  int observed = OBS_ON();
   if (observed)
     rt_construct_ra = ra;
   rt_target_data(kind, device_id, &a);

@@ -28,7 +28,7 @@ static int kernel(ident_t *loc, int64_t device_id, int32_t num_teams,
     rt_handle_outcome(OFFLOAD_FAIL, loc);
     return OFFLOAD_FAIL;
   }
-  int observed = OBS_WANTS_ANY(~0u);
+  int observed = OBS_ON();
   if (observed)
     rt_construct_ra = ra;
   int rc = rt_target(&l);
