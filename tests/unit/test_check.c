@@ -214,6 +214,15 @@ static void test_words_and_hash(void **state) {
   assert_true(check_hash("", 0) != 0);
 }
 
+/* N words of doubles between 1.0 and 2.0, none an address in the ranges
+ * the pass tests look for; and the three offsets into them the tests
+ * read from (aligned, odd, one word in). */
+static void fill_doubles(uint64_t *src, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    src[i] = 0x3ff0000000000000ull + i * 0x9e3779b97f4a7c15ull % 4096;
+}
+static const size_t shifts[3] = {0, 1, 8};
+
 /* check_pass: the hash check_hash gives, the copy, and a clean prefix
  * that ends at or before the first word in the range, in whole 64-byte
  * chunks, 0 for a source that is not 8-aligned. */
@@ -221,14 +230,13 @@ static void test_pass(void **state) {
   (void)state;
   static uint64_t src[600], dst[600];
   const uint64_t lo = 0x10000, span = 0x7fffffff0000;
-  for (size_t i = 0; i < 600; i++)
-    src[i] = 0x3ff0000000000000ull + i * 0x9e3779b97f4a7c15ull % 4096;
+  fill_doubles(src, 600);
   const size_t sizes[] = {0, 1, 8, 63, 64, 65, 127, 128, 1000, 1024, 1088,
                           2048, 4096, 4100};
   for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
     size_t n = sizes[s];
     for (size_t k = 0; k < 3; k++) {
-      const size_t shift = k == 0 ? 0 : k == 1 ? 1 : 8;
+      const size_t shift = shifts[k];
       const unsigned char *p = (const unsigned char *)src + shift;
       size_t clean = 12345;
       memset(dst, 0, sizeof dst);
@@ -262,11 +270,10 @@ static void test_pass_small(void **state) {
   (void)state;
   static uint64_t src[40], dst[40];
   const uint64_t lo = 0x10000, span = 0x7fffffff0000;
-  for (size_t i = 0; i < 40; i++)
-    src[i] = 0x3ff0000000000000ull + i * 0x9e3779b97f4a7c15ull % 4096;
+  fill_doubles(src, 40);
   for (size_t n = 0; n < HASH_SMALL; n++)
     for (size_t k = 0; k < 3; k++) {
-      const size_t shift = k == 0 ? 0 : k == 1 ? 1 : 8;
+      const size_t shift = shifts[k];
       unsigned char *p = (unsigned char *)src + shift;
       size_t clean = 12345;
       memset(dst, 0, sizeof dst);
