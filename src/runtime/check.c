@@ -398,6 +398,7 @@ static void kernel_begin(struct cthread *t, struct obs_event *e) {
   if (!r)
     return;
   r->kernel = interned(e->kernel);
+  check_kernel_place(e->entry, r->where);
   if (check_cfg.check) {
     hostptr_kernel_args(e, r->where);
     data_globals_check(r, e->device);

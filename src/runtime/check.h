@@ -15,8 +15,9 @@
  *   check_blocks.c   the table of device blocks (live and freed)
  *   check_heap.c     host heap blocks: map sections that run past them
  *   check_lock.c     check_lock, biased to the one thread that checks
- * check_describe.c exports ompemu_describe_device_addr (for the emu
- * plugin's fault handler); check_api.c (omp_target_alloc'd blocks, used by
+ * check_describe.c exports ompemu_describe_device_addr and
+ * check_kernel_place.c ompemu_describe_kernel (for the emu plugin's fault
+ * handler: the variable, the construct); check_api.c (omp_target_alloc'd blocks, used by
  * device_memory.c in every mode) stands apart.
  *
  * Locks: check_lock (a leaf: taken inside the data path's map_lock, never
@@ -387,6 +388,9 @@ RT_HIDDEN void hostptr_after_copy_to(struct cblock *b, uintptr_t tgt,
                                      const char *where, uintptr_t clean);
 RT_HIDDEN void hostptr_after_copy_from(uintptr_t hst, uintptr_t size);
 RT_HIDDEN void hostptr_kernel_args(struct obs_event *e, const char *where);
+/* check_kernel_place.c: kernel ENTRY was launched by the construct at
+ * WHERE (interned), for ompemu_describe_kernel. */
+RT_HIDDEN void check_kernel_place(const void *entry, const char *where);
 RT_HIDDEN void hostptr_region_begin(void);
 RT_HIDDEN int hostptr_is_alias(uintptr_t v);
 /* The host value alias V stands for (0: not an alias). */

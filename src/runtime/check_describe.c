@@ -18,6 +18,18 @@
 /* How far past a block's end an address is still named after it. */
 #define NEAR 4096
 
+/* The description is a phrase the plugin puts in parentheses after the
+ * address ("(just past the end of variable a[0:n] (declared at t.c:16),
+ * ...)"): "variable " before a mapped variable's name, not before words
+ * that say what it is themselves (a declare-target variable, a host
+ * range with no name). */
+static const char *noun(const char *words) {
+  return strncmp(words, "declare target", 14) && strncmp(words, "host [", 6) &&
+                 strncmp(words, "unnamed data", 12)
+             ? "variable "
+             : "";
+}
+
 static int from_blocks(uintptr_t x, char *buf, size_t len) {
   char v[400], mt[64];
   struct cblock *b = cb_find_any(x);
@@ -57,19 +69,21 @@ static int from_blocks(uintptr_t x, char *buf, size_t len) {
     struct cblock *f = cb_find_freed(-1, x);
     if (!f)
       return -1;
-    snprintf(buf, len, "the device copy of %s, removed at %s",
-             check_block_words(f, v, sizeof v),
+    check_block_words(f, v, sizeof v);
+    snprintf(buf, len, "the device copy of %s%s, removed at %s",
+             f->kind == CB_MAPPED ? noun(v) : "", v,
              f->freed_at ? f->freed_at : "unknown location");
     return 0;
   }
+  check_block_words(b, v, sizeof v);
   if (b->kind == CB_MAPPED)
-    snprintf(buf, len, "%s%s, host [" OMPEMU_PTR ", " OMPEMU_PTR "), map %s "
-             "at %s", rel, check_block_words(b, v, sizeof v), OMPEMU_P(b->hst),
+    snprintf(buf, len, "%s%s%s, host [" OMPEMU_PTR ", " OMPEMU_PTR "), map %s "
+             "at %s", rel, noun(v), v, OMPEMU_P(b->hst),
              OMPEMU_P(b->hst + b->size),
              check_maptype_words(b->maptype, 0, mt, sizeof mt),
              b->mapped_at ? b->mapped_at : "unknown location");
   else
-    snprintf(buf, len, "%s%s", rel, check_block_words(b, v, sizeof v));
+    snprintf(buf, len, "%s%s", rel, v);
   return 0;
 }
 
@@ -97,10 +111,11 @@ static int from_mappings(uintptr_t x, char *buf, size_t len) {
       map_foreach(d->maps, contains, &s);
     if (s.hit) {
       char v[400];
-      snprintf(buf, len, "%s, host [" OMPEMU_PTR ", " OMPEMU_PTR ")",
-               check_var_words(s.hit->name, s.hit->hst_begin,
-                               s.hit->hst_end - s.hit->hst_begin, v, sizeof v),
-               OMPEMU_P(s.hit->hst_begin), OMPEMU_P(s.hit->hst_end));
+      check_var_words(s.hit->name, s.hit->hst_begin,
+                      s.hit->hst_end - s.hit->hst_begin, v, sizeof v);
+      snprintf(buf, len, "%s%s, host [" OMPEMU_PTR ", " OMPEMU_PTR ")",
+               noun(v), v, OMPEMU_P(s.hit->hst_begin),
+               OMPEMU_P(s.hit->hst_end));
     }
     biaslock_unlock(&d->map_lock);
     if (s.hit)

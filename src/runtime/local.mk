@@ -78,6 +78,7 @@ rt_observe_sources = \
 	src/runtime/check_blocks.c \
 	src/runtime/check_heap.c \
 	src/runtime/check_describe.c \
+	src/runtime/check_kernel_place.c \
 	src/runtime/timeline.h \
 	src/runtime/timeline.c \
 	src/runtime/timeline_write.c \

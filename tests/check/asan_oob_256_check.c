@@ -6,7 +6,7 @@
 // REQUIRES: address
 // RUN-ENV: OMPEMU_CHECK=1 ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0
 // EXPECT-EXIT: 99
-// EXPECT-STDERR: invalid read of device memory at 0x0000550000005000, just past the end of the live data block [0x0000550000003000, 0x0000550000005000) of 8192 bytes (variable just past the end of a[0:n]
+// EXPECT-STDERR: invalid read of device memory at 0x0000550000005000, just past the end of the live data block [0x0000550000003000, 0x0000550000005000) of 8192 bytes (just past the end of variable a[0:n]
 #include <stdio.h>
 #include <stdlib.h>
 

@@ -3,7 +3,7 @@
 // reported is team 0's: the same message every run.
 // OMPEMU-RUN: --check
 // EXPECT-EXIT: 99
-// EXPECT-STDERR: _main_l20: invalid read of device memory at 0x0000550000001e00, inside the freed data block [0x0000550000001e00, 0x0000550000002000) of 512 bytes, at offset 0
+// EXPECT-STDERR: _main_l20 at fault_teams_freed.c:20: invalid read of device memory at 0x0000550000001e00, inside the freed data block [0x0000550000001e00, 0x0000550000002000) of 512 bytes, at offset 0
 // EXPECT-STDERR: ompemu: check: stopped at a fault in device code; exit status 99
 // RUN-SAME-STDERR-TIMES: 9
 #include <omp.h>

@@ -5,7 +5,7 @@
 // 2's) is reported: the same message every run, and no deadlock.
 // OMPEMU-RUN: --check
 // EXPECT-EXIT: 99
-// EXPECT-STDERR: _main_l23: invalid read of device memory at 0x0000550000007800, 2048 bytes past the end of the live data block [0x0000550000005000, 0x0000550000007000) of 8192 bytes
+// EXPECT-STDERR: _main_l23 at fault_threads_barrier.c:23: invalid read of device memory at 0x0000550000007800, 2048 bytes past the end of the live data block [0x0000550000005000, 0x0000550000007000) of 8192 bytes
 // EXPECT-STDERR: ompemu: check: stopped at a fault in device code; exit status 99
 // RUN-SAME-STDERR-TIMES: 4
 #include <omp.h>

@@ -4,7 +4,7 @@
 // threads faulted in: the same message every run, and only one.
 // OMPEMU-RUN: --check
 // EXPECT-EXIT: 99
-// EXPECT-STDERR: _main_l22: invalid read of device memory at 0x0000550000007000, just past the end of the live data block [0x0000550000005000, 0x0000550000007000) of 8192 bytes
+// EXPECT-STDERR: _main_l22 at fault_threads_oob.c:22: invalid read of device memory at 0x0000550000007000, just past the end of the live data block [0x0000550000005000, 0x0000550000007000) of 8192 bytes
 // EXPECT-STDERR: ompemu: check: stopped at a fault in device code; exit status 99
 // RUN-SAME-STDERR-TIMES: 9
 #include <omp.h>

@@ -4,7 +4,7 @@
 // OMPEMU-RUN: --check
 // EXPECT-EXIT: 99
 // EXPECT-STDERR: emu: error: check: kernel __omp_offloading_
-// EXPECT-STDERR: _main_l23 dereferenced host pointer
+// EXPECT-STDERR: _main_l23 at find_is_device_ptr_host.c:23 dereferenced host pointer
 // EXPECT-STDERR: (h, a host address passed to the target region at find_is_device_ptr_host.c:23) + 24 (read at
 // RUN-TWICE-SAME-STDERR
 #include <stdio.h>

@@ -5,9 +5,9 @@
 // not as thousands of bytes past the end of the other.
 // OMPEMU-RUN: --check
 // EXPECT-EXIT: 99
-// EXPECT-STDERR: _main_l20: invalid read of device memory at 0x
+// EXPECT-STDERR: _main_l20 at find_read_before_aligned.c:20: invalid read of device memory at 0x
 // EXPECT-STDERR: 4 bytes before the start of the live data block [
-// EXPECT-STDERR: ) of 4096 bytes (variable 4 bytes before the start of a[1:1024] (declared at find_read_before_aligned.c:15)
+// EXPECT-STDERR: ) of 4096 bytes (4 bytes before the start of variable a[1:1024] (declared at find_read_before_aligned.c:15)
 // RUN-TWICE-SAME-STDERR
 #include <stdio.h>
 

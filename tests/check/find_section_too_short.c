@@ -3,9 +3,9 @@
 // the message names the kernel, the block and the variable.
 // OMPEMU-RUN: --check
 // EXPECT-EXIT: 99
-// EXPECT-STDERR: _main_l23: invalid read of device memory at
+// EXPECT-STDERR: _main_l23 at find_section_too_short.c:23: invalid read of device memory at
 // EXPECT-STDERR: just past the end of the live data block
-// EXPECT-STDERR: (variable just past the end of a[0:n - 1] (declared at find_section_too_short.c:20)
+// EXPECT-STDERR: (just past the end of variable a[0:n - 1] (declared at find_section_too_short.c:20)
 // EXPECT-STDERR: map to at find_section_too_short.c:23)
 // RUN-TWICE-SAME-STDERR
 #include <stdio.h>

@@ -5,7 +5,7 @@
 // OMPEMU-RUN: --check
 // EXPECT-EXIT: 99
 // EXPECT-STDERR: emu: error: kernel __omp_offloading_
-// EXPECT-STDERR: _main_l27: stack overflow: the write at
+// EXPECT-STDERR: _main_l27 at find_stack_overflow.c:27: stack overflow: the write at
 // EXPECT-STDERR: is just below the thread's stack, which device code has used up
 // EXPECT-STDERR: ompemu: check: stopped at a fault in device code; exit status 99
 #include <stdio.h>

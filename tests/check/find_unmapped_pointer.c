@@ -5,7 +5,7 @@
 // OMPEMU-RUN: --check
 // EXPECT-EXIT: 99
 // EXPECT-STDERR: emu: error: check: kernel __omp_offloading_
-// EXPECT-STDERR: _main_l23 dereferenced host pointer
+// EXPECT-STDERR: _main_l23 at find_unmapped_pointer.c:23 dereferenced host pointer
 // EXPECT-STDERR: (p, an unmapped pointer of the target region at find_unmapped_pointer.c:23) + 24 (read at
 // RUN-TWICE-SAME-STDERR
 #include <stdio.h>

@@ -8,9 +8,9 @@
 // EXPECT-STDERR: _clear_l27 at find_use_after_exit_fn.c:27 gets d = 
 // EXPECT-STDERR: , which points into the device copy of a[0:n] (declared at find_use_after_exit_fn.c:33), removed by the construct at find_use_after_exit_fn.c:37 (device 0 block 
 // EXPECT-STDERR: emu: error: device 0: kernel 
-// EXPECT-STDERR: _clear_l27: invalid write of device memory at 
+// EXPECT-STDERR: _clear_l27 at find_use_after_exit_fn.c:27: invalid write of device memory at 
 // EXPECT-STDERR: , inside the freed data block [
-// EXPECT-STDERR: ) of 800 bytes, at offset 0 (variable the device copy of a[0:n] (declared at find_use_after_exit_fn.c:33), removed at find_use_after_exit_fn.c:37)
+// EXPECT-STDERR: ) of 800 bytes, at offset 0 (the device copy of variable a[0:n] (declared at find_use_after_exit_fn.c:33), removed at find_use_after_exit_fn.c:37)
 // EXPECT-STDERR: ompemu: check: stopped at a fault in device code; exit status 99
 // RUN-TWICE-SAME-STDERR
 #include <stdio.h>

@@ -4,7 +4,7 @@
 // RUN-ENV: OMPEMU_CHECK=1
 // EXPECT-EXIT: 99
 // EXPECT-STDERR: emu: error: device 0: kernel __omp_offloading_
-// EXPECT-STDERR: _main_l18: invalid read of device memory at 0x0000550000005000, just past the end of the live data block [0x0000550000003060, 0x0000550000005000) of 8096 bytes
+// EXPECT-STDERR: _main_l18 at oob_read.c:18: invalid read of device memory at 0x0000550000005000, just past the end of the live data block [0x0000550000003060, 0x0000550000005000) of 8096 bytes
 #include <stdio.h>
 #include <stdlib.h>
 

@@ -162,6 +162,10 @@ int arena_within(const struct emu_arena *a, uint64_t lo, uint64_t span);
 void arena_note_kernel(struct emu_arena *a, const void *p, const void *entry);
 /* Name of a kernel entry for messages (set by the plugin; NULL: none). */
 void arena_set_kernel_namer(const char *(*fn)(const void *entry));
+/* A kernel in messages: "kernel NAME at FILE:LINE" (the place when the
+ * runtime knows the construct: check mode), "kernel NAME", "kernel at
+ * 0x...", or "device code" for a NULL ENTRY.  Safe in a signal handler. */
+void arena_kernel_words(const void *entry, char *buf, size_t len);
 
 /* Start and size of the live block containing P; -1 if none. */
 int arena_block_of(struct emu_arena *a, const void *p, void **start,

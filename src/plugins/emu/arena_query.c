@@ -13,9 +13,31 @@
 #include <time.h>
 
 const char *(*arena_kernel_namer)(const void *entry);
+/* The runtime's ompemu_describe_kernel, when it has one (check mode fills
+ * it): the place of the construct that launched a kernel.  Looked up here,
+ * not in the fault handler, which may not call dlsym. */
+static int (*describe_kernel)(const void *entry, char *buf, size_t len);
 
 void arena_set_kernel_namer(const char *(*fn)(const void *entry)) {
   arena_kernel_namer = fn;
+  describe_kernel = (int (*)(const void *, char *, size_t))dlsym(
+      RTLD_DEFAULT, "ompemu_describe_kernel");
+}
+
+void arena_kernel_words(const void *entry, char *buf, size_t len) {
+  const char *name = entry && arena_kernel_namer ? arena_kernel_namer(entry)
+                                                 : NULL;
+  char at[300];
+  if (!entry || !describe_kernel || describe_kernel(entry, at, sizeof at) ||
+      !at[0])
+    at[0] = '\0';
+  if (name)
+    snprintf(buf, len, "kernel %s%s%s", name, at[0] ? " at " : "", at);
+  else if (entry)
+    snprintf(buf, len, "kernel at " OMPEMU_PTR "%s%s", OMPEMU_P(entry),
+             at[0] ? " launched at " : "", at);
+  else
+    snprintf(buf, len, "device code");
 }
 
 /* ---------------------------------------------------------- canaries */
@@ -46,12 +68,14 @@ int arena_check_slack(struct emu_arena *a, const struct anode *n,
   size_t before = head - poison_first_diff(a->poison, (void *)n->key, head);
   if (!after && !before)
     return 1;
-  const char *k = n->last_kernel && arena_kernel_namer
-                      ? arena_kernel_namer(n->last_kernel)
-                                                  : NULL;
-  char kern[300] = "", var[600] = "", desc[512];
-  if (k)
-    snprintf(kern, sizeof kern, " (the last kernel given the block: %s)", k);
+  char kern[400] = "", var[600] = "", desc[512];
+  if (n->last_kernel && arena_kernel_namer &&
+      arena_kernel_namer(n->last_kernel)) {
+    char k[340];
+    arena_kernel_words(n->last_kernel, k, sizeof k);
+    snprintf(kern, sizeof kern, " (the last kernel given the block: %s)",
+             k + strlen("kernel "));
+  }
   /* The runtime names the block's variable (as in fault.c); it only tries
    * its locks, so calling it with ours held cannot deadlock. */
   int (*describe)(const void *, char *, size_t) =
@@ -59,7 +83,7 @@ int arena_check_slack(struct emu_arena *a, const struct anode *n,
           RTLD_DEFAULT, "ompemu_describe_device_addr");
   if (describe && describe((const void *)s, desc, sizeof desc) == 0 &&
       strcmp(desc, "no mapping") != 0)
-    snprintf(var, sizeof var, " (variable %s)", desc);
+    snprintf(var, sizeof var, " (%s)", desc);
   if (after)
     ompemu_error("emu", "device %d: check: device memory past the end of the "
                  "%s block [" OMPEMU_PTR ", " OMPEMU_PTR ") of %zu bytes was "

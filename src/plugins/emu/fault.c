@@ -7,7 +7,8 @@
  * The variable is named by the runtime, when it exports
  *   int ompemu_describe_device_addr(const void *addr, char *buf, size_t len)
  * (0 and a NUL-terminated name in BUF when it knows ADDR), looked up with
- * dlsym(RTLD_DEFAULT) when the handler is installed. */
+ * dlsym(RTLD_DEFAULT) when the handler is installed; the kernel's
+ * construct by its ompemu_describe_kernel (arena_kernel_words). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* REG_ERR */
 #endif
@@ -63,14 +64,7 @@ static const struct emu_devctx *kernel_ctx(int dev) {
 }
 
 static void kernel_words(const struct emu_devctx *c, char *buf, size_t len) {
-  const char *name =
-      c && c->entry && arena_kernel_namer ? arena_kernel_namer(c->entry) : NULL;
-  if (name)
-    snprintf(buf, len, "kernel %s", name);
-  else if (c && c->entry)
-    snprintf(buf, len, "kernel at " OMPEMU_PTR, OMPEMU_P(c->entry));
-  else
-    snprintf(buf, len, "device code");
+  arena_kernel_words(c ? c->entry : NULL, buf, len);
 }
 
 /* Hand the fault to the handler that was there before ours. */
@@ -177,7 +171,7 @@ static void on_fault(int sig, siginfo_t *si, void *uc) {
     if (hit && describe_var) {
       char name[256];
       if (describe_var((void *)x, name, sizeof name) == 0 && name[0])
-        snprintf(var, sizeof var, " (variable %s)", name);
+        snprintf(var, sizeof var, " (%s)", name);
     }
     if (dev >= 0)
       snprintf(msg, sizeof msg, "emu: error: device %d: %s: invalid %s of "
