@@ -3,7 +3,7 @@
 ! OMPEMU-RUN: --check
 ! EXPECT-EXIT: 99
 ! EXPECT-STDERR: invalid read of device memory at 0x0000550000002000, just past the end of the live data block
-! EXPECT-STDERR: (variable just past the end of a(1:50) (declared at check_section_short.f90:11), host [
+! EXPECT-STDERR: (just past the end of variable a(1:50) (declared at check_section_short.f90:11), host [
 ! EXPECT-STDERR: map tofrom at line 14 of the main program)
 ! EXPECT-STDERR: ompemu: check: stopped at a fault in device code; exit status 99
 program check_section_short
