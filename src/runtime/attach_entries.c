@@ -49,11 +49,12 @@ static int attach_one(struct rt_op *op, struct map_table *t,
   struct map_lookup lp, lq;
   /* Both looked up again after any wait (the other may have gone). */
   for (;;) {
+    unsigned long mark = map_wait_mark(t);
     map_lookup(t, ptr, a->sizes[i], &lp);
     map_lookup(t, ptee, 0, &lq);
-    if (!(lp.entry && lp.entry->busy) && !(lq.entry && lq.entry->busy))
+    if (!(lp.entry && map_busy(lp.entry)) && !(lq.entry && map_busy(lq.entry)))
       break;
-    map_wait(t, &op->d->map_lock);
+    map_wait(t, &op->d->map_lock, mark);
   }
   if (!lp.contained || !lq.contained) {
     DTRACE(1, "device %d: attach entry %d: the %s at host " OMPEMU_PTR

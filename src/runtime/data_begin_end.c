@@ -35,6 +35,8 @@ static void not_present(uintptr_t begin, int64_t size) {
 struct tpr {
   uintptr_t tgt;
   int is_new, is_host;
+  int unlocked; /* a new entry, released without the map lock, which is
+                 * not held any more; ENTRY may be gone */
   struct map_entry *entry;
 };
 
@@ -53,9 +55,10 @@ static int copy_to_unlocked(struct rt_op *op, struct map_entry *e,
 }
 
 /* A new entry for [BEGIN, BEGIN+SIZE): inserted busy, then allocated and
- * filled without the map lock (held on entry and on return), so that
- * threads mapping other data do not wait for this one.  Sets R; -1 only
- * when the copy failed. */
+ * filled without the map lock (held on entry; on return only when R->tgt
+ * is 0), so that threads mapping other data do not wait for this one, and
+ * released without it (R->unlocked).  Sets R; -1 only when the copy
+ * failed. */
 static int new_entry(struct rt_op *op, struct map_table *t, uintptr_t begin,
                      uintptr_t base, int64_t size, const char *name,
                      int64_t type, int to, int hold, struct tpr *r) {
@@ -100,12 +103,12 @@ static int new_entry(struct rt_op *op, struct map_table *t, uintptr_t begin,
   OBS_MAP(op->d, OBS_MAP_NEW, begin, p, size, name, e->dyn_ref, e->hold_ref,
           type);
   int rc = to ? rt_copy_to(op, NULL, begin, (uintptr_t)p, size, name) : 0;
-  biaslock_lock(&op->d->map_lock);
   e->tgt_begin = (uintptr_t)p;
-  map_release(t, e);
   r->is_new = 1;
   r->tgt = (uintptr_t)p;
   r->entry = e;
+  r->unlocked = 1;
+  map_release_unlocked(t, &op->d->map_lock, e);
   return rc;
 }
 
@@ -194,9 +197,10 @@ static int get_target_pointer(struct rt_op *op, struct map_table *t,
 }
 
 /* One argument of data begin (caller holds the map lock; it may be
- * dropped and taken again). */
+ * dropped and taken again, and is held on return when *HELD is 1). */
 static int begin_one(struct rt_op *op, struct map_table *t,
-                     const struct rt_args *a, int32_t i, int padded) {
+                     const struct rt_args *a, int32_t i, int padded,
+                     int *held) {
   int64_t type = a->types[i];
   uintptr_t begin = (uintptr_t)a->begin[i];
   uintptr_t base = (uintptr_t)a->base[i];
@@ -223,8 +227,12 @@ static int begin_one(struct rt_op *op, struct map_table *t,
     int64_t ptype = type & ~(int64_t)(OMP_TGT_MAPTYPE_TO |
                                       OMP_TGT_MAPTYPE_ALWAYS);
     if (get_target_pointer(op, t, base, base, sizeof(void *), NULL, ptype,
-                           update_ref, &ptr))
+                           update_ref, &ptr)) {
+      *held = !ptr.unlocked;
       return -1;
+    }
+    if (ptr.unlocked)
+      biaslock_lock(&op->d->map_lock);
     if (!ptr.tgt) {
       rt_err("Call to getTargetPointer returned null pointer (%s).",
              null_reason(present));
@@ -237,8 +245,17 @@ static int begin_one(struct rt_op *op, struct map_table *t,
   /* Step 2 (or the only step): the object. */
   struct tpr obj;
   if (get_target_pointer(op, t, begin, base, size, name, type, update_ref,
-                         &obj))
+                         &obj)) {
+    *held = !obj.unlocked;
     return -1;
+  }
+  /* A new entry (OBJ.tgt set) needs the lock again only to attach. */
+  if (obj.unlocked) {
+    if (type & OMP_TGT_MAPTYPE_PTR_AND_OBJ)
+      biaslock_lock(&op->d->map_lock);
+    else
+      *held = 0;
+  }
   if (!obj.tgt && (size || present)) {
     rt_err("Call to getTargetPointer returned null pointer (%s).",
            null_reason(present));
@@ -337,8 +354,10 @@ int rt_data_begin(struct rt_op *op, const struct rt_args *a) {
     int padded = ompemu_parent_index(type) < 0 && has_members[i];
     biaslock_lock(&op->d->map_lock);
     struct map_table *t = map_table_of(op->d);
-    int r = t ? begin_one(op, t, a, i, padded) : -1;
-    biaslock_unlock(&op->d->map_lock);
+    int held = 1;
+    int r = t ? begin_one(op, t, a, i, padded, &held) : -1;
+    if (held)
+      biaslock_unlock(&op->d->map_lock);
     if (r)
       goto out;
   }

@@ -97,18 +97,37 @@ struct map_entry *map_find_by_base(struct map_table *t, uintptr_t hp) {
   return NULL;
 }
 
-void map_wait(struct map_table *t, struct biaslock *lock) {
+void map_wait(struct map_table *t, struct biaslock *lock, unsigned long mark) {
   biaslock_mutex(lock);
-  t->waiters++;
-  pthread_cond_wait(&t->released, &lock->mutex);
-  t->waiters--;
+  /* Against map_release_unlocked: each side stores, then loads what the
+   * other stores (sequentially consistent), so either this thread sees the
+   * release counted or the releaser sees it waiting, and then broadcasts
+   * under the lock, which this thread holds until it sleeps. */
+  atomic_fetch_add(&t->waiters, 1);
+  if (atomic_load(&t->unlocked_releases) == mark)
+    pthread_cond_wait(&t->released, &lock->mutex);
+  atomic_fetch_sub(&t->waiters, 1);
+}
+
+void map_release_unlocked(struct map_table *t, struct biaslock *lock,
+                          struct map_entry *e) {
+  __atomic_store_n(&e->busy, 0, __ATOMIC_RELEASE);
+  atomic_fetch_add(&t->unlocked_releases, 1);
+  if (atomic_load(&t->waiters)) {
+    biaslock_lock(lock);
+    pthread_cond_broadcast(&t->released);
+    biaslock_unlock(lock);
+  }
 }
 
 void map_lookup_wait(struct map_table *t, struct biaslock *lock,
                      uintptr_t hp, int64_t size, struct map_lookup *out) {
-  while (out->entry && out->entry->busy) {
-    map_wait(t, lock);
+  for (;;) {
+    unsigned long mark = map_wait_mark(t);
     map_lookup(t, hp, size, out);
+    if (!out->entry || !map_busy(out->entry))
+      return;
+    map_wait(t, lock, mark);
   }
 }
 
@@ -151,7 +170,7 @@ void map_remove(struct map_table *t, struct map_entry *e) {
     free(e->shadows);
   if (e->refs)
     free(e->refs);
-  if (e->busy)
+  if (map_busy(e))
     map_release(t, e);
   block_pool_put(&t->entries, e, sizeof(struct map_entry));
 }
@@ -283,10 +302,12 @@ void rt_unmap_globals(struct rt_device *d, const void *begin,
   biaslock_lock(&d->map_lock);
   struct map_table *t = d->maps;
   struct map_entry *e = t ? map_first_from(t, (uintptr_t)begin) : NULL;
+  unsigned long mark = t ? map_wait_mark(t) : 0;
   while (e && e->hst_begin < (uintptr_t)end) {
-    if (e->busy) {
+    if (map_busy(e)) {
       uintptr_t at = e->hst_begin;
-      map_wait(t, &d->map_lock);
+      map_wait(t, &d->map_lock, mark);
+      mark = map_wait_mark(t);
       e = map_first_from(t, at);
       continue;
     }
