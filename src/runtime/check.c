@@ -467,8 +467,9 @@ static void on_map(struct cthread *t, const struct obs_event *e) {
   int global = !e->maptype && e->var && e->var[0] && e->var[0] != ';';
   if (e->decision == OBS_MAP_REFUSED ||
       (e->decision == OBS_MAP_NEW && !global && check_cfg.check)) {
-    if (check_cfg.check)
-      heap_map_section(r, e);
+    if (check_cfg.check && !heap_map_section(r, e) &&
+        e->decision == OBS_MAP_REFUSED)
+      extend_refused(r, e);
     if (e->decision == OBS_MAP_REFUSED)
       return;
   }

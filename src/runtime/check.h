@@ -14,6 +14,7 @@
  *                    construct's uses
  *   check_blocks.c   the table of device blocks (live and freed)
  *   check_heap.c     host heap blocks: map sections that run past them
+ *   check_extend.c   map entries refused for extending a mapping
  *   check_lock.c     check_lock, biased to the one thread that checks
  * check_describe.c exports ompemu_describe_device_addr and
  * check_kernel_place.c ompemu_describe_kernel (for the emu plugin's fault
@@ -441,8 +442,11 @@ RT_HIDDEN void slack_kernel_watch(struct cregion *r, struct obs_event *e);
 RT_HIDDEN void slack_kernel_unwatch(struct cregion *r);
 
 /* check_heap.c: a map entry (OBS_MAP NEW or REFUSED) whose section
- * starts at a host heap block and runs past its end. */
-RT_HIDDEN void heap_map_section(struct cregion *r, const struct obs_event *e);
+ * starts at a host heap block and runs past its end: reported, and 1. */
+RT_HIDDEN int heap_map_section(struct cregion *r, const struct obs_event *e);
+/* check_extend.c: a map entry refused (OBS_MAP REFUSED) because it
+ * would extend the mapping at E->tgt. */
+RT_HIDDEN void extend_refused(struct cregion *r, const struct obs_event *e);
 /* A copy to the host (OBS_COPY_FROM at its begin, check_lock not held)
  * that starts at a host heap block and would write past its end:
  * reported, and 1 (the copy is refused: it would overwrite other heap

@@ -151,10 +151,10 @@ static uintptr_t past_block(const struct obs_event *e) {
   return usable && size > usable ? usable : 0;
 }
 
-void heap_map_section(struct cregion *r, const struct obs_event *e) {
+int heap_map_section(struct cregion *r, const struct obs_event *e) {
   uintptr_t size = (uintptr_t)e->size, usable = past_block(e);
   if (!usable)
-    return;
+    return 0;
   int to = (e->maptype & OMP_TGT_MAPTYPE_TO) != 0;
   int from = (e->maptype & OMP_TGT_MAPTYPE_FROM) != 0;
   const char *what = e->decision == OBS_MAP_REFUSED
@@ -178,6 +178,7 @@ void heap_map_section(struct cregion *r, const struct obs_event *e) {
                 r ? check_region_words(r->kind, r->nowait) : "construct",
                 r ? r->where : "unknown location", (unsigned long)size,
                 (unsigned long)usable, (unsigned long)(size - usable), what);
+  return 1;
 }
 
 int heap_copy_back_past(const struct obs_event *e, struct cregion *r) {

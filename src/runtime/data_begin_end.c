@@ -177,7 +177,8 @@ static int get_target_pointer(struct rt_op *op, struct map_table *t,
                OMPEMU_PTR " (%ld bytes), but device allocation maps to host at "
                OMPEMU_PTR " (%ld bytes)", OMPEMU_P(begin), (long)size,
                OMPEMU_P(e->hst_begin), (long)(e->hst_end - e->hst_begin));
-    OBS_MAP(op->d, OBS_MAP_REFUSED, begin, 0, size, name, 0, 0, type);
+    OBS_MAP(op->d, OBS_MAP_REFUSED, begin, e->tgt_begin, size, name, 0, 0,
+            type);
     if (present)
       not_present(begin, size);
   } else if (rt_usm() && !close) {

@@ -77,6 +77,7 @@ rt_observe_sources = \
 	src/runtime/check_lock.c \
 	src/runtime/check_blocks.c \
 	src/runtime/check_heap.c \
+	src/runtime/check_extend.c \
 	src/runtime/check_describe.c \
 	src/runtime/check_kernel_place.c \
 	src/runtime/timeline.h \

@@ -85,7 +85,8 @@ enum obs_map_decision {
   OBS_MAP_UNMAPPED_PTR,
   /* data_begin_end.c: an explicit map entry refused because it extends an
    * existing mapping ("explicit extension not allowed"): HST and SIZE the
-   * range asked for, TGT 0, VAR and MAPTYPE the entry's. */
+   * range asked for, TGT the device start of the mapping it runs into,
+   * VAR and MAPTYPE the entry's. */
   OBS_MAP_REFUSED
 };
 

@@ -27,7 +27,8 @@ obs_test_sources = src/runtime/observe.c src/runtime/observers.c \
 	src/runtime/check_race.c src/runtime/check_ompt.c src/runtime/check_data.c src/runtime/check_slack.c \
 	src/runtime/check_hostptr.c src/runtime/check_report.c \
 	src/runtime/check_util.c src/runtime/check_lock.c src/runtime/check_blocks.c \
-	src/runtime/check_heap.c src/runtime/check_kernel_place.c
+	src/runtime/check_heap.c src/runtime/check_kernel_place.c \
+	src/runtime/check_extend.c
 
 # The core with its registration door, the data path stubbed.  Exported
 # dynamically so the fake plugins find its ompemu_report_sink.
@@ -115,7 +116,8 @@ tests_unit_test_check_SOURCES = tests/unit/test_check.c $(data_test_sources) \
 	src/runtime/check.c src/runtime/check_race.c src/runtime/check_ompt.c src/runtime/check_data.c src/runtime/check_slack.c \
 	src/runtime/check_hostptr.c src/runtime/check_report.c \
 	src/runtime/check_util.c src/runtime/check_lock.c src/runtime/check_blocks.c \
-	src/runtime/check_heap.c src/runtime/check_kernel_place.c
+	src/runtime/check_heap.c src/runtime/check_kernel_place.c \
+	src/runtime/check_extend.c
 tests_unit_test_check_CPPFLAGS = $(data_test_cppflags)
 tests_unit_test_check_CFLAGS = $(data_test_cflags)
 tests_unit_test_check_LDADD = $(data_test_ldadd)
