@@ -10,7 +10,13 @@
  * values back wherever an alias arrives.
  *
  * What is a host data address: a value inside a readable, non-executable
- * mapping of /proc/self/maps that is not device memory.  Device memory is
+ * mapping of /proc/self/maps that is not device memory.  Host code is
+ * treated the same way: a value inside an executable mapping that is not
+ * device memory and not an offload entry (a `declare target indirect`
+ * function's host address is one: the device translates it) gets an
+ * alias too, so device code that calls a host function pointer faults
+ * at the call, named (it would run the host's code here, and crash on a
+ * GPU).  Device memory is
  * every block the table knows (live or freed) and every run of adjacent
  * mappings holding a live one (the plugin's reserved ranges), kernel entries, aliases, and the
  * host vtables of vtable entries (a GPU runtime translates those).  The
@@ -20,6 +26,7 @@
  * pointers are the device's too: nothing is done. */
 #define _GNU_SOURCE
 #include "config.h"
+#include "callsite.h"
 #include "check.h"
 #include "wordscan.h"
 #include "core.h"
@@ -40,6 +47,7 @@
 struct vma {
   uintptr_t lo, hi;
   int host_data; /* readable, not executable, not device memory */
+  int host_code; /* executable, not device memory */
 };
 
 static struct vma *vmas;
@@ -129,8 +137,10 @@ static void load(void) {
     while (j < k && v[j].lo == v[j - 1].hi)
       j++;
     int dev = anchored(v[i].lo, v[j - 1].hi);
-    for (size_t m = i; m < j; m++)
+    for (size_t m = i; m < j; m++) {
       v[m].host_data = !dev && readable[m] && !exec[m];
+      v[m].host_code = !dev && exec[m];
+    }
     i = j;
   }
   free(exec);
@@ -171,15 +181,18 @@ static int asan_shadow(uintptr_t x) {
   return asan && x >= ASAN_SHADOW_LO && x < ASAN_SHADOW_HI;
 }
 
-/* X is a host data address (see the top of the file). */
-static int is_host_data(uintptr_t x) {
+enum { HOST_NONE, HOST_DATA, HOST_CODE };
+
+/* What host memory X is (see the top of the file): HOST_DATA, HOST_CODE,
+ * or HOST_NONE for device memory and values that point nowhere. */
+static int host_kind(uintptr_t x) {
   /* A freed block's address is device memory too (a use after exit data,
    * reported as such at the launch), also when no live block is left to
    * mark the plugin's range as the device's. */
   if (x < LOW_LIMIT || x >= USER_END || hostptr_is_alias(x) ||
       cb_find_any(x) || cb_find_freed(-1, x) || rt_index_in_vtable(x) ||
       asan_shadow(x))
-    return 0;
+    return HOST_NONE;
   if (!loaded)
     load();
   const struct vma *m = find_vma(x);
@@ -190,7 +203,33 @@ static int is_host_data(uintptr_t x) {
     load();
     m = find_vma(x);
   }
-  return m && m->host_data;
+  if (m && m->host_data)
+    return HOST_DATA;
+  struct rt_lib *lib;
+  int idx;
+  if (m && m->host_code && rt_index_find((void *)x, &lib, &idx) != 0)
+    return HOST_CODE;
+  return HOST_NONE;
+}
+
+/* ", which points to the host function NAME at FILE:LINE" for host code
+ * at X, with what the dynamic symbols and the line table (-g) know. */
+static const char *code_words(uintptr_t x, char *buf, size_t len) {
+  Dl_info di;
+  char at[100];
+  /* One past X: callsite_where looks up the byte before a return
+   * address, here the function's first. */
+  callsite_where((const void *)(x + 1), at, sizeof at);
+  int line = strchr(at, ':') != NULL;
+  if (dladdr((void *)x, &di) && di.dli_sname && (uintptr_t)di.dli_saddr == x)
+    snprintf(buf, len, ", which points to the host function %.60s%s%.90s",
+             di.dli_sname, line ? " at " : "", line ? at : "");
+  else if (line)
+    snprintf(buf, len, ", which points to a host function at %s", at);
+  else
+    snprintf(buf, len, ", which points to host code%s%s", at[0] ? " at " : "",
+             at);
+  return buf;
 }
 
 void hostptr_region_begin(void) { rebuilt_this_region = 0; }
@@ -261,10 +300,13 @@ void hostptr_after_copy_to(struct cblock *b, uintptr_t tgt, uintptr_t hst,
        i++) {
     uintptr_t h = first + i * WORD;
     uintptr_t v = *(const uintptr_t *)h;
-    if (!is_host_data(v))
+    int kind = host_kind(v);
+    if (kind == HOST_NONE)
       continue;
     uintptr_t slot = tgt + (h - hst);
-    char desc[240], var[80], mt[48];
+    char desc[400], var[80], mt[48], fn[256] = "";
+    if (kind == HOST_CODE)
+      code_words(v, fn, sizeof fn);
     uintptr_t off = slot - b->tgt;
     check_var_short(b->var, b->hst, b->size, var, sizeof var);
     /* A struct's block mapped alloc got this word from a member's entry
@@ -272,16 +314,17 @@ void hostptr_after_copy_to(struct cblock *b, uintptr_t tgt, uintptr_t hst,
      * block's own map type would mislead. */
     if (b->kind == CB_MAPPED &&
         (b->maptype & (OMP_TGT_MAPTYPE_TO | OMP_TGT_MAPTYPE_FROM)))
-      snprintf(desc, sizeof desc, "the pointer at offset %lu of %s (map %s), "
-               "copied at %s", (unsigned long)off, var,
-               check_maptype_words(b->maptype, 0, mt, sizeof mt), where);
+      snprintf(desc, sizeof desc, "the pointer at offset %lu of %s (map %s)%s,"
+               " copied at %s", (unsigned long)off, var,
+               check_maptype_words(b->maptype, 0, mt, sizeof mt), fn, where);
     else if (b->kind == CB_MAPPED)
-      snprintf(desc, sizeof desc, "the pointer at offset %lu of %s, copied "
-               "at %s", (unsigned long)off, var, where);
+      snprintf(desc, sizeof desc, "the pointer at offset %lu of %s%s, copied "
+               "at %s", (unsigned long)off, var, fn, where);
     else
-      snprintf(desc, sizeof desc, "the pointer at offset %lu of %s%s, "
+      snprintf(desc, sizeof desc, "the pointer at offset %lu of %s%s%s, "
                "copied at %s", (unsigned long)off,
-               b->kind == CB_PRIVATE ? "the private copy of " : "", var, where);
+               b->kind == CB_PRIVATE ? "the private copy of " : "", var, fn,
+               where);
     uintptr_t a = alias_for(b->dev, v, desc);
     if (!a || check_dev_write(b->dev, slot, &a, WORD) != 0)
       continue;
@@ -334,11 +377,16 @@ void hostptr_kernel_args(struct obs_event *e, const char *where) {
     } else {
       how = "a host address passed to";
     }
-    if (!is_host_data(v))
+    int kind = host_kind(v);
+    if (kind == HOST_NONE)
       continue;
-    char desc[240], var[80];
-    snprintf(desc, sizeof desc, "%s, %s the %s at %s",
-             check_var_short(name, 0, 0, var, sizeof var), how,
+    char desc[400], var[80], fn[256] = "";
+    if (kind == HOST_CODE) {
+      how = "passed to";
+      code_words(v, fn, sizeof fn);
+    }
+    snprintf(desc, sizeof desc, "%s%s, %s the %s at %s",
+             check_var_short(name, 0, 0, var, sizeof var), fn, how,
              e->nowait ? "target nowait region" : "target region", where);
     uintptr_t a = alias_for(e->device, v, desc);
     if (a)

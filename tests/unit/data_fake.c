@@ -199,10 +199,17 @@ void *rt_device_entry(struct rt_device *d, void *host_ptr, const char **name) {
     *name = "fake_kernel";
   return &fake_kernel_dev_id;
 }
-/* No library is registered here, so no vtable entry either. */
+/* No library is registered here, so no vtable entry either, and no host
+ * entry (an indirect function's address) to find. */
 int rt_index_in_vtable(uintptr_t x) {
   (void)x;
   return 0;
+}
+int rt_index_find(void *host_ptr, struct rt_lib **lib, int *idx) {
+  (void)host_ptr;
+  (void)lib;
+  (void)idx;
+  return -1;
 }
 
 /* ---- stderr capture ---- */

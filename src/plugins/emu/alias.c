@@ -26,7 +26,7 @@
 
 #define ALIAS_WINDOW ((uintptr_t)16 << 20)
 #define ALIAS_SLOTS (EMU_ALIAS_SIZE / ALIAS_WINDOW)
-#define ALIAS_DESC 120
+#define ALIAS_DESC 248 /* a slot of 256 bytes */
 
 struct alias {
   uintptr_t host;

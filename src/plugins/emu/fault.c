@@ -145,10 +145,14 @@ static void on_fault(int sig, siginfo_t *si, void *uc) {
     return;
   }
   const char *access = "access";
+  int fetch = 0; /* an instruction fetch: a call or jump to X */
 #ifdef __x86_64__
-  if (sig == SIGSEGV && uc)
-    access = ((ucontext_t *)uc)->uc_mcontext.gregs[REG_ERR] & 2 ? "write"
-                                                                 : "read";
+  if (sig == SIGSEGV && uc) {
+    greg_t err = ((ucontext_t *)uc)->uc_mcontext.gregs[REG_ERR];
+    access = err & 2 ? "write" : "read";
+    fetch = (err & 16) != 0 ||
+            (uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP] == x;
+  }
 #endif
   int dev = hit ? arena_dev(hit) : -1;
   char kern[300], where[400], var[300] = "", msg[1200];
@@ -158,6 +162,12 @@ static void on_fault(int sig, siginfo_t *si, void *uc) {
              OMPEMU_PTR " is just below the thread's stack, which device "
              "code has used up (unbounded or too deep recursion?)\n", kern,
              access, OMPEMU_P(x));
+  } else if (is_alias && fetch) {
+    alias_describe(x, where, sizeof where);
+    snprintf(msg, sizeof msg, "emu: error: check: %s called host function "
+             "pointer %s: device code can only call functions compiled for "
+             "the device (declare target; through a pointer taken on the "
+             "host, declare target indirect)\n", kern, where);
   } else if (is_alias) {
     alias_describe(x, where, sizeof where);
     snprintf(msg, sizeof msg, "emu: error: check: %s dereferenced host "
