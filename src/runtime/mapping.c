@@ -53,29 +53,30 @@ struct map_entry *map_first_from(struct map_table *t, uintptr_t hp) {
 
 void map_lookup(struct map_table *t, uintptr_t hp, int64_t size,
                 struct map_lookup *out) {
-  memset(out, 0, sizeof *out);
-  if (!t || !t->count)
-    return;
-  uintptr_t end = hp + (uintptr_t)size;
-  void *lv, *rv;
-  map_index_around(&t->index, hp, &lv, &rv);
-  struct map_entry *left = lv;
-  if (left) {
-    out->entry = left;
-    out->contained = hp >= left->hst_begin && hp < left->hst_end &&
-                     end <= left->hst_end;
-    out->extends_after = hp < left->hst_end && end > left->hst_end;
-  }
-  if (!out->contained && !out->extends_after) {
-    struct map_entry *right = rv;
-    if (right) {
-      out->entry = right;
-      out->extends_before = hp < right->hst_begin && end > right->hst_begin;
-      out->extends_after = hp < right->hst_end && end > right->hst_end;
+  /* Worked out in locals and stored once: flags stored one by one and
+   * then read back two at a time (as GCC merges the tests) made a failed
+   * store forward, 9 % of a launch of one pointer section. */
+  struct map_lookup r = {0};
+  if (t && t->count) {
+    uintptr_t end = hp + (uintptr_t)size;
+    void *lv, *rv;
+    map_index_around(&t->index, hp, &lv, &rv);
+    struct map_entry *left = lv, *right = rv;
+    if (left) {
+      r.entry = left;
+      r.contained = hp >= left->hst_begin && hp < left->hst_end &&
+                    end <= left->hst_end;
+      r.extends_after = hp < left->hst_end && end > left->hst_end;
     }
+    if (!r.contained && !r.extends_after && right) {
+      r.entry = right;
+      r.extends_before = hp < right->hst_begin && end > right->hst_begin;
+      r.extends_after = hp < right->hst_end && end > right->hst_end;
+    }
+    if (!r.contained && !r.extends_before && !r.extends_after)
+      r.entry = NULL;
   }
-  if (!out->contained && !out->extends_before && !out->extends_after)
-    out->entry = NULL;
+  *out = r;
 }
 
 struct map_entry *map_find(struct map_table *t, uintptr_t hp) {
