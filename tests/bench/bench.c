@@ -49,8 +49,23 @@ static void launch_rows(long scale, const char *suffix) {
   measure(name, 2000 * scale, op_map4k);
 }
 
+/* The same 4 KiB through a pointer, as a malloc'd array is mapped: the
+ * pointer's own mapping, the section's, and the pointer attached to it
+ * on the device and detached again. */
+static char *section;
+
+static void op_section4k(long i) {
+  (void)i;
+#pragma omp target map(tofrom: section[0:4096])
+  section[0]++;
+}
+
 int group_launch(long scale) {
   launch_rows(scale, "");
+  if (!(section = calloc(4096, 1)))
+    return 1;
+  measure("launch_4KiB_section", 2000 * scale, op_section4k);
+  free(section);
   return 0;
 }
 

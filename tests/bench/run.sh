@@ -133,6 +133,7 @@ row_launch() {
   have_clang14 || { skip "launch rows" "$why"; return; }
   describe launch_empty time "empty launch (ns)"
   describe launch_4KiB_tofrom time "launch, 4 KiB tofrom (sync) (ns)"
+  describe launch_4KiB_section time "launch, 4 KiB tofrom of p[0:4096] (ns)"
   interleave launch "$runs"
   new_group
   describe launch_empty_1core_busy time "empty launch, one core busy (ns)"
