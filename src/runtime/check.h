@@ -18,8 +18,8 @@
  *   check_lock.c     check_lock, biased to the one thread that checks
  * check_describe.c exports ompemu_describe_device_addr and
  * check_kernel_place.c ompemu_describe_kernel (for the emu plugin's fault
- * handler: the variable, the construct); check_api.c (omp_target_alloc'd blocks, used by
- * device_memory.c in every mode) stands apart.
+ * handler: the variable, the construct); check_api.c (omp_target_alloc'd
+ * blocks, used by device_memory.c in every mode) stands apart.
  *
  * Locks: check_lock (a leaf: taken inside the data path's map_lock, never
  * the other way round) protects the block table and every file's state;

@@ -16,10 +16,10 @@
  * function's host address is one: the device translates it) gets an
  * alias too, so device code that calls a host function pointer faults
  * at the call, named (it would run the host's code here, and crash on a
- * GPU).  Device memory is
- * every block the table knows (live or freed) and every run of adjacent
- * mappings holding a live one (the plugin's reserved ranges), kernel entries, aliases, and the
- * host vtables of vtable entries (a GPU runtime translates those).  The
+ * GPU).  Device memory is every block the table knows (live or freed) and
+ * every run of adjacent mappings holding a live one (the plugin's reserved
+ * ranges), kernel entries, aliases, and the host vtables of vtable entries
+ * (a GPU runtime translates those).  The
  * snapshot of the mappings is read once and again, at most once per
  * construct, when a value lands where new host memory may have appeared
  * (the heap's end, the mmap area).  Under unified shared memory host
