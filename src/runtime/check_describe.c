@@ -20,14 +20,11 @@
 
 /* The description is a phrase the plugin puts in parentheses after the
  * address ("(just past the end of variable a[0:n] (declared at t.c:16),
- * ...)"): "variable " before a mapped variable's name, not before words
- * that say what it is themselves (a declare-target variable, a host
- * range with no name). */
-static const char *noun(const char *words) {
-  return strncmp(words, "declare target", 14) && strncmp(words, "host [", 6) &&
-                 strncmp(words, "unnamed data", 12)
-             ? "variable "
-             : "";
+ * ...)"): "variable " before a mapped variable's name (map name VAR), not
+ * before words that say what it is themselves (a declare-target variable,
+ * a host range with no name: check_var_words). */
+static const char *noun(const char *var) {
+  return check_named(var) ? "variable " : "";
 }
 
 static int from_blocks(uintptr_t x, char *buf, size_t len) {
@@ -71,14 +68,14 @@ static int from_blocks(uintptr_t x, char *buf, size_t len) {
       return -1;
     check_block_words(f, v, sizeof v);
     snprintf(buf, len, "the device copy of %s%s, removed at %s",
-             f->kind == CB_MAPPED ? noun(v) : "", v,
+             f->kind == CB_MAPPED ? noun(f->var) : "", v,
              f->freed_at ? f->freed_at : "unknown location");
     return 0;
   }
   check_block_words(b, v, sizeof v);
   if (b->kind == CB_MAPPED)
     snprintf(buf, len, "%s%s%s, host [" OMPEMU_PTR ", " OMPEMU_PTR "), map %s "
-             "at %s", rel, noun(v), v, OMPEMU_P(b->hst),
+             "at %s", rel, noun(b->var), v, OMPEMU_P(b->hst),
              OMPEMU_P(b->hst + b->size),
              check_maptype_words(b->maptype, 0, mt, sizeof mt),
              b->mapped_at ? b->mapped_at : "unknown location");
@@ -114,7 +111,7 @@ static int from_mappings(uintptr_t x, char *buf, size_t len) {
       check_var_words(s.hit->name, s.hit->hst_begin,
                       s.hit->hst_end - s.hit->hst_begin, v, sizeof v);
       snprintf(buf, len, "%s%s, host [" OMPEMU_PTR ", " OMPEMU_PTR ")",
-               noun(v), v, OMPEMU_P(s.hit->hst_begin),
+               noun(s.hit->name), v, OMPEMU_P(s.hit->hst_begin),
                OMPEMU_P(s.hit->hst_end));
     }
     biaslock_unlock(&d->map_lock);

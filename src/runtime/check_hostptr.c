@@ -221,7 +221,7 @@ static const char *code_words(uintptr_t x, char *buf, size_t len) {
    * address, here the function's first. */
   callsite_where((const void *)(x + 1), at, sizeof at);
   int line = strchr(at, ':') != NULL;
-  if (dladdr((void *)x, &di) && di.dli_sname && (uintptr_t)di.dli_saddr == x)
+  if (dladdr((void *)x, &di) && di.dli_sname && di.dli_saddr == (void *)x)
     snprintf(buf, len, ", which points to the host function %.60s%s%.90s",
              di.dli_sname, line ? " at " : "", line ? at : "");
   else if (line)

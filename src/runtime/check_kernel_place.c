@@ -21,9 +21,16 @@ static struct {
   _Atomic(const char *) where;
 } slot[SLOTS];
 
-static size_t slot_of(const void *entry) {
+/* ENTRY's slot, or the empty one where it would go; -1 if neither. */
+static long find(const void *entry) {
   uintptr_t a = (uintptr_t)entry;
-  return (a >> 4 ^ a >> 16) % SLOTS;
+  for (size_t i = (a >> 4 ^ a >> 16) % SLOTS, n = 0; n < SLOTS;
+       i = (i + 1) % SLOTS, n++) {
+    const void *e = atomic_load_explicit(&slot[i].entry, memory_order_acquire);
+    if (!e || e == entry)
+      return (long)i;
+  }
+  return -1;
 }
 
 void check_kernel_place(const void *entry, const char *where) {
@@ -32,16 +39,12 @@ void check_kernel_place(const void *entry, const char *where) {
   if (!entry || !where || entry == last)
     return;
   last = entry;
-  for (size_t i = slot_of(entry), n = 0; n < SLOTS; i = (i + 1) % SLOTS, n++) {
-    const void *e = atomic_load_explicit(&slot[i].entry, memory_order_relaxed);
-    if (e == entry)
-      return; /* a kernel has one construct: its first place stays */
-    if (!e) {
-      atomic_store_explicit(&slot[i].where, where, memory_order_relaxed);
-      atomic_store_explicit(&slot[i].entry, entry, memory_order_release);
-      return;
-    }
-  }
+  long i = find(entry);
+  /* A kernel has one construct: its first place stays. */
+  if (i < 0 || atomic_load_explicit(&slot[i].entry, memory_order_relaxed))
+    return;
+  atomic_store_explicit(&slot[i].where, where, memory_order_relaxed);
+  atomic_store_explicit(&slot[i].entry, entry, memory_order_release);
 }
 
 RT_EXPORT int ompemu_describe_kernel(const void *entry, char *buf,
@@ -49,18 +52,10 @@ RT_EXPORT int ompemu_describe_kernel(const void *entry, char *buf,
   if (!buf || !len)
     return -1;
   buf[0] = '\0';
-  if (!entry)
+  long i = entry ? find(entry) : -1;
+  if (i < 0 || !atomic_load_explicit(&slot[i].entry, memory_order_acquire))
     return -1;
-  for (size_t i = slot_of(entry), n = 0; n < SLOTS; i = (i + 1) % SLOTS, n++) {
-    const void *e = atomic_load_explicit(&slot[i].entry, memory_order_acquire);
-    if (!e)
-      return -1;
-    if (e == entry) {
-      const char *w =
-          atomic_load_explicit(&slot[i].where, memory_order_relaxed);
-      snprintf(buf, len, "%s", w);
-      return 0;
-    }
-  }
-  return -1;
+  snprintf(buf, len, "%s",
+           atomic_load_explicit(&slot[i].where, memory_order_relaxed));
+  return 0;
 }

@@ -160,7 +160,8 @@ int arena_within(const struct emu_arena *a, uint64_t lo, uint64_t span);
  * it if the block's slack is found overwritten; a pointer into a freed
  * block makes it inaccessible before the kernel. */
 void arena_note_kernel(struct emu_arena *a, const void *p, const void *entry);
-/* Name of a kernel entry for messages (set by the plugin; NULL: none). */
+/* Name of a kernel entry for messages (set by the plugin; NULL: none);
+ * also looks up the runtime's ompemu_describe_kernel (its place). */
 void arena_set_kernel_namer(const char *(*fn)(const void *entry));
 /* A kernel in messages: "kernel NAME at FILE:LINE" (the place when the
  * runtime knows the construct: check mode), "kernel NAME", "kernel at

@@ -24,20 +24,28 @@ void arena_set_kernel_namer(const char *(*fn)(const void *entry)) {
       RTLD_DEFAULT, "ompemu_describe_kernel");
 }
 
-void arena_kernel_words(const void *entry, char *buf, size_t len) {
-  const char *name = entry && arena_kernel_namer ? arena_kernel_namer(entry)
-                                                 : NULL;
+/* "NAME at FILE:LINE" of kernel ENTRY (the place when the runtime knows
+ * it), or "at 0x... launched at FILE:LINE" without a name. */
+static void kernel_named(const void *entry, char *buf, size_t len) {
+  const char *name = arena_kernel_namer ? arena_kernel_namer(entry) : NULL;
   char at[300];
-  if (!entry || !describe_kernel || describe_kernel(entry, at, sizeof at) ||
-      !at[0])
+  if (!describe_kernel || describe_kernel(entry, at, sizeof at) || !at[0])
     at[0] = '\0';
   if (name)
-    snprintf(buf, len, "kernel %s%s%s", name, at[0] ? " at " : "", at);
-  else if (entry)
-    snprintf(buf, len, "kernel at " OMPEMU_PTR "%s%s", OMPEMU_P(entry),
-             at[0] ? " launched at " : "", at);
+    snprintf(buf, len, "%s%s%s", name, at[0] ? " at " : "", at);
   else
+    snprintf(buf, len, "at " OMPEMU_PTR "%s%s", OMPEMU_P(entry),
+             at[0] ? " launched at " : "", at);
+}
+
+void arena_kernel_words(const void *entry, char *buf, size_t len) {
+  char k[400];
+  if (!entry) {
     snprintf(buf, len, "device code");
+    return;
+  }
+  kernel_named(entry, k, sizeof k);
+  snprintf(buf, len, "kernel %s", k);
 }
 
 /* ---------------------------------------------------------- canaries */
@@ -72,9 +80,8 @@ int arena_check_slack(struct emu_arena *a, const struct anode *n,
   if (n->last_kernel && arena_kernel_namer &&
       arena_kernel_namer(n->last_kernel)) {
     char k[340];
-    arena_kernel_words(n->last_kernel, k, sizeof k);
-    snprintf(kern, sizeof kern, " (the last kernel given the block: %s)",
-             k + strlen("kernel "));
+    kernel_named(n->last_kernel, k, sizeof k);
+    snprintf(kern, sizeof kern, " (the last kernel given the block: %s)", k);
   }
   /* The runtime names the block's variable (as in fault.c); it only tries
    * its locks, so calling it with ours held cannot deadlock. */
