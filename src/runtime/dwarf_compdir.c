@@ -1,6 +1,7 @@
-/* The debug sections of an ELF object, and the compilation directory of a
- * unit read from its first DIE in .debug_info (line tables before DWARF 5
- * name files relative to it without saying it). */
+/* The debug sections of an ELF object, the decoding of attribute values
+ * and abbreviations of .debug_info, and the compilation directory of a
+ * unit read from its first DIE (line tables before DWARF 5 name files
+ * relative to it without saying it). */
 #include "config.h"
 #include "dwarf_read.h"
 
@@ -32,6 +33,8 @@ int dw_sections(Elf *e, struct dw_secs *s, char *err, size_t errlen) {
       d = &s->info;
     else if (!strcmp(name, ".debug_abbrev"))
       d = &s->abbrev;
+    else if (!strcmp(name, ".debug_str_offsets"))
+      d = &s->str_offsets;
     if (!d)
       continue;
     if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0) {
@@ -53,14 +56,9 @@ int dw_sections(Elf *e, struct dw_secs *s, char *err, size_t errlen) {
 enum {
   AT_stmt_list = 0x10,
   AT_comp_dir = 0x1b,
-  FORM_indirect = 0x16,
-  FORM_implicit_const = 0x21,
 };
 
-/* Skips (or, for the forms a string or an offset can have, reads into
- * *STR / *VAL) one attribute value of FORM.  0, or -1 for an unknown
- * form. */
-static int form_value(struct dwr *r, uint64_t form, unsigned offsz,
+int dw_form_value(struct dwr *r, uint64_t form, unsigned offsz,
                       unsigned addrsz, unsigned version,
                       const struct dw_secs *s, const char **str,
                       uint64_t *val) {
@@ -83,7 +81,7 @@ static int form_value(struct dwr *r, uint64_t form, unsigned offsz,
   case 0x26: case 0x2a: *val = dwr_fixed(r, 2); break;
   case 0x27: case 0x2b: *val = dwr_fixed(r, 3); break;
   case 0x28: case 0x2c: *val = dwr_fixed(r, 4); break;
-  case 0x0d: (void)dwr_sleb(r); break;                    /* sdata */
+  case 0x0d: *val = (uint64_t)dwr_sleb(r); break;        /* sdata */
   case 0x0f: case 0x15: case 0x1a: case 0x1b: case 0x22: case 0x23:
   case 0x1f01: case 0x1f02:
     *val = dwr_uleb(r);
@@ -94,7 +92,7 @@ static int form_value(struct dwr *r, uint64_t form, unsigned offsz,
   case 0x17: case 0x1d: case 0x1f20: case 0x1f21:
     *val = dwr_fixed(r, offsz);
     break;
-  case 0x19: case FORM_implicit_const: break;
+  case 0x19: case DW_FORM_implicit_const: break;
   case 0x1e: skip = 16; break;                           /* data16 */
   default:
     return -1;
@@ -104,8 +102,7 @@ static int form_value(struct dwr *r, uint64_t form, unsigned offsz,
   return r->bad ? -1 : 0;
 }
 
-/* The attribute list of abbreviation CODE in the table at OFF, or NULL. */
-static const uint8_t *find_abbrev(const struct dw_sec *ab, uint64_t off,
+const uint8_t *dw_find_abbrev(const struct dw_sec *ab, uint64_t off,
                                   uint64_t code) {
   if (!ab->d || off >= ab->n)
     return NULL;
@@ -120,7 +117,7 @@ static const uint8_t *find_abbrev(const struct dw_sec *ab, uint64_t off,
       return r.bad ? NULL : r.p;
     for (;;) {
       uint64_t at = dwr_uleb(&r), form = dwr_uleb(&r);
-      if (form == FORM_implicit_const)
+      if (form == DW_FORM_implicit_const)
         (void)dwr_sleb(&r);
       if ((at == 0 && form == 0) || r.bad)
         break;
@@ -156,7 +153,7 @@ const char *dw_comp_dir(const struct dw_secs *s, uint64_t line_off) {
     } else {
       return NULL;
     }
-    const uint8_t *a = find_abbrev(&s->abbrev, abbrev_off, dwr_uleb(&u));
+    const uint8_t *a = dw_find_abbrev(&s->abbrev, abbrev_off, dwr_uleb(&u));
     if (!a || u.bad)
       continue;
     struct dwr ar = {a, s->abbrev.d + s->abbrev.n, 0};
@@ -164,15 +161,15 @@ const char *dw_comp_dir(const struct dw_secs *s, uint64_t line_off) {
     int stmt_here = 0;
     for (;;) {
       uint64_t at = dwr_uleb(&ar), form = dwr_uleb(&ar);
-      if (form == FORM_implicit_const)
+      if (form == DW_FORM_implicit_const)
         (void)dwr_sleb(&ar);
       if ((at == 0 && form == 0) || ar.bad)
         break;
-      for (int n = 0; form == FORM_indirect && n < 4; n++)
+      for (int n = 0; form == DW_FORM_indirect && n < 4; n++)
         form = dwr_uleb(&u);
       const char *str;
       uint64_t val;
-      if (form_value(&u, form, offsz, addrsz, version, s, &str, &val) != 0)
+      if (dw_form_value(&u, form, offsz, addrsz, version, s, &str, &val) != 0)
         break;
       if (at == AT_comp_dir)
         dir = str;

@@ -1,6 +1,6 @@
 /* Bounds-checked reading of DWARF data (little-endian, as on x86-64) and
- * the debug sections of an ELF object, for dwarf_line.c and
- * dwarf_compdir.c.  A read past the end sets BAD and yields 0. */
+ * the debug sections of an ELF object, for dwarf_line.c, dwarf_compdir.c
+ * and dwarf_member.c.  A read past the end sets BAD and yields 0. */
 #ifndef OMPEMU_DWARF_READ_H
 #define OMPEMU_DWARF_READ_H
 
@@ -21,9 +21,14 @@ struct dw_sec {
   size_t n;
 };
 
-/* The debug sections the line reader uses (missing: d NULL). */
+/* The debug sections the readers use (missing: d NULL). */
 struct dw_secs {
-  struct dw_sec line, line_str, str, info, abbrev;
+  struct dw_sec line, line_str, str, info, abbrev, str_offsets;
+};
+
+enum {
+  DW_FORM_indirect = 0x16,
+  DW_FORM_implicit_const = 0x21,
 };
 
 static inline int dwr_need(struct dwr *r, size_t n) {
@@ -119,6 +124,19 @@ static inline const uint8_t *dwr_unit(struct dwr *r, unsigned *offsz) {
 /* Fills S from E: 0, or -1 with the reason in ERR. */
 RT_HIDDEN int dw_sections(Elf *e, struct dw_secs *s, char *err,
                           size_t errlen);
+/* Skips (or, for the forms a string, a constant or an offset can have,
+ * reads into *STR / *VAL) one attribute value of FORM in a unit of
+ * VERSION with offsets of OFFSZ and addresses of ADDRSZ bytes.  Strings by
+ * index (strx) are left to the caller: *VAL is the index, *STR NULL.  0,
+ * or -1 for an unknown form. */
+RT_HIDDEN int dw_form_value(struct dwr *r, uint64_t form, unsigned offsz,
+                            unsigned addrsz, unsigned version,
+                            const struct dw_secs *s, const char **str,
+                            uint64_t *val);
+/* The attribute specifications of abbreviation CODE in the table at OFF
+ * of .debug_abbrev (after its tag and children flag), or NULL. */
+RT_HIDDEN const uint8_t *dw_find_abbrev(const struct dw_sec *ab, uint64_t off,
+                                        uint64_t code);
 /* The compilation directory of the unit whose DW_AT_stmt_list is
  * LINE_OFF (for line tables before version 5), or NULL. */
 RT_HIDDEN const char *dw_comp_dir(const struct dw_secs *s, uint64_t line_off);

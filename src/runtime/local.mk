@@ -58,6 +58,7 @@ rt_data_sources = \
 	src/runtime/callsite.h src/runtime/callsite.c \
 	src/runtime/dwarf_line.h src/runtime/dwarf_line.c \
 	src/runtime/dwarf_read.h src/runtime/dwarf_compdir.c \
+	src/runtime/dwarf_member.h src/runtime/dwarf_member.c \
 	src/runtime/interop.c
 # Observation: the points and their observers (observe.h): the checking
 # mode and data-movement report (check.h), the timeline, the run summary

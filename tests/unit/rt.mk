@@ -44,7 +44,8 @@ tests_unit_test_core_SOURCES = tests/unit/test_core.c tests/unit/fake_plugin.h \
 	src/runtime/entry_table.c \
 	src/runtime/abi/register.c src/runtime/abi/info.c \
 	src/runtime/callsite.c src/runtime/dwarf_line.c \
-	src/runtime/dwarf_compdir.c $(obs_test_sources)
+	src/runtime/dwarf_compdir.c src/runtime/dwarf_member.c \
+	$(obs_test_sources)
 tests_unit_test_core_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/runtime $(LIBELF_CFLAGS)
 tests_unit_test_core_CFLAGS = $(unit_cflags) -Werror=incompatible-pointer-types
 tests_unit_test_core_LDFLAGS = -Wl,--export-dynamic
@@ -75,7 +76,7 @@ data_test_sources = tests/unit/data_fake.c tests/unit/data_fake.h \
 	src/runtime/data_construct.c src/runtime/launch.c \
 	src/runtime/device_memory.c src/runtime/check_api.c \
 	src/runtime/callsite.c src/runtime/dwarf_line.c \
-	src/runtime/dwarf_compdir.c \
+	src/runtime/dwarf_compdir.c src/runtime/dwarf_member.c \
 	src/runtime/abi/data.c src/runtime/abi/target_clang14.c \
 	src/runtime/abi/target_kernel.c src/runtime/kernel_args.c \
 	src/runtime/abi/mapper.c src/runtime/abi/omp_api.c \
@@ -138,10 +139,22 @@ clean-core-progs:
 # and the call-site naming on this test's own line table (built with -g:
 # DWARF 5, and once more with -gdwarf-4).
 check_PROGRAMS += tests/unit/test_dwarf_line tests/unit/test_callsite \
-	tests/unit/test_callsite_dwarf4
+	tests/unit/test_callsite_dwarf4 tests/unit/test_dwarf_member \
+	tests/unit/test_dwarf_member_dwarf4
 TESTS += tests/unit/test_dwarf_line tests/unit/test_callsite \
-	tests/unit/test_callsite_dwarf4
+	tests/unit/test_callsite_dwarf4 tests/unit/test_dwarf_member \
+	tests/unit/test_dwarf_member_dwarf4
 dwarf_test_sources = src/runtime/dwarf_line.c src/runtime/dwarf_compdir.c
+# dw_member_name on the test's own variables, in DWARF 5 and DWARF 4.
+tests_unit_test_dwarf_member_SOURCES = tests/unit/test_dwarf_member.c \
+	src/runtime/dwarf_member.c src/runtime/dwarf_compdir.c
+tests_unit_test_dwarf_member_CPPFLAGS = $(data_test_cppflags) $(LIBELF_CFLAGS)
+tests_unit_test_dwarf_member_CFLAGS = $(unit_cflags) -g
+tests_unit_test_dwarf_member_LDADD = $(unit_ldadd) $(LIBELF_LIBS)
+tests_unit_test_dwarf_member_dwarf4_SOURCES = $(tests_unit_test_dwarf_member_SOURCES)
+tests_unit_test_dwarf_member_dwarf4_CPPFLAGS = $(tests_unit_test_dwarf_member_CPPFLAGS)
+tests_unit_test_dwarf_member_dwarf4_CFLAGS = $(unit_cflags) -gdwarf-4
+tests_unit_test_dwarf_member_dwarf4_LDADD = $(tests_unit_test_dwarf_member_LDADD)
 tests_unit_test_dwarf_line_SOURCES = tests/unit/test_dwarf_line.c \
 	$(dwarf_test_sources)
 tests_unit_test_dwarf_line_CPPFLAGS = $(data_test_cppflags) $(LIBELF_CFLAGS)

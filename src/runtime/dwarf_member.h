@@ -1,0 +1,25 @@
+/* Names the part of a variable at a byte offset from the debug information
+ * of the object that declares it (.debug_info): "s.next" for a member of a
+ * C struct, "t%v" for a component of a Fortran derived type, "rows[3]" for
+ * an element, "m.a[2].p" for a mix.  The checker uses it to say which
+ * pointer inside a mapped block holds a host address. */
+#ifndef OMPEMU_DWARF_MEMBER_H
+#define OMPEMU_DWARF_MEMBER_H
+
+#include "rt.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The part at byte OFF of the storage a map clause named EXPR ("s",
+ * "rows[0:n]", "a(1:n)") refers to, where EXPR's variable was declared at
+ * line LINE (0: any line) and its debug information is in the ELF file
+ * PATH.  1 with the name in OUT (OUTLEN bytes); 0 when it cannot be told:
+ * no debug information, no such variable, an expression other than a
+ * variable or a section of one, a union, bounds known only at run time, or
+ * declarations of that name and line that disagree on the name. */
+RT_HIDDEN int dw_member_name(const char *path, const char *expr,
+                             unsigned line, uint64_t off, char *out,
+                             size_t outlen);
+
+#endif

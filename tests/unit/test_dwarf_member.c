@@ -1,0 +1,128 @@
+/* Naming the part of a variable at an offset (src/runtime/dwarf_member.c)
+ * from this test's own debug information: it is built with -g, and as
+ * test_dwarf_member_dwarf4 with -gdwarf-4 (strings by offset, not by
+ * index).  Members, nested structs, arrays in structs, two-dimensional
+ * arrays, sections of a pointer, typedefs and qualifiers, and the cases
+ * that must give no name. */
+#include "config.h"
+#include "dwarf_member.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cmocka.h>
+
+struct inner {
+  double *v;
+  int k;
+};
+
+typedef struct {
+  int n;
+  struct inner f[3];
+  const struct inner *volatile last;
+  int m[2][3];
+} grid_t;
+
+union either {
+  double *d;
+  int *i;
+};
+
+/* The variables looked up: globals, so that they stay in the debug
+ * information whatever the optimization. */
+grid_t g_grid; static const int g_grid_line = __LINE__;
+double *g_rows[4]; static const int g_rows_line = __LINE__;
+union either g_union; static const int g_union_line = __LINE__;
+struct inner g_twice;
+
+static const char *self(void) { return "/proc/self/exe"; }
+
+static void expect(const char *expr, int line, uint64_t off,
+                   const char *want) {
+  char out[128];
+  int found = dw_member_name(self(), expr, (unsigned)line, off, out,
+                             sizeof out);
+  if (!want) {
+    assert_int_equal(found, 0);
+    assert_string_equal(out, "");
+    return;
+  }
+  assert_int_equal(found, 1);
+  assert_string_equal(out, want);
+}
+
+static void test_members(void **state) {
+  (void)state;
+  (void)g_grid.n;
+  expect("g_grid", g_grid_line, 0, "g_grid.n");
+  expect("g_grid", g_grid_line, offsetof(grid_t, f), "g_grid.f[0].v");
+  expect("g_grid", g_grid_line,
+         offsetof(grid_t, f) + 2 * sizeof(struct inner) +
+             offsetof(struct inner, k),
+         "g_grid.f[2].k");
+  /* A typedef'd, const, volatile pointer member. */
+  expect("g_grid", g_grid_line, offsetof(grid_t, last), "g_grid.last");
+  /* Row-major: m[1][2] is the sixth int. */
+  expect("g_grid", g_grid_line, offsetof(grid_t, m) + 5 * sizeof(int),
+         "g_grid.m[1][2]");
+  /* Any line when the caller knows none. */
+  expect("g_grid", 0, 0, "g_grid.n");
+}
+
+static void test_sections(void **state) {
+  (void)state;
+  expect("g_rows[0:4]", g_rows_line, 8, "g_rows[1]");
+  expect("g_rows[2:2]", g_rows_line, 8, "g_rows[3]");
+  expect("g_rows", g_rows_line, 24, "g_rows[3]");
+}
+
+static void test_no_name(void **state) {
+  (void)state;
+  /* A union: which member is meant cannot be told. */
+  expect("g_union", g_union_line, 0, NULL);
+  /* The wrong line, an unknown name, an expression, a scalar. */
+  expect("g_grid", g_grid_line + 1, 0, NULL);
+  expect("no_such_variable", 0, 0, NULL);
+  expect("*g_rows", 0, 0, NULL);
+  expect("g_grid.f", g_grid_line, 0, NULL);
+  expect("g_rows[i:4]", g_rows_line, 8, NULL);
+  /* Past the variable's end. */
+  expect("g_grid", g_grid_line, sizeof(grid_t) + 8, NULL);
+  /* No such file, or a file without debug information. */
+  char out[16] = "x";
+  assert_int_equal(dw_member_name("/nonexistent", "g_grid", 0, 0, out,
+                                  sizeof out), 0);
+  assert_string_equal(out, "");
+  assert_int_equal(dw_member_name("/dev/null", "g_grid", 0, 0, out,
+                                  sizeof out), 0);
+}
+
+/* A name that does not fit is no name: cut, it would name another part. */
+static void test_too_long(void **state) {
+  (void)state;
+  char out[8];
+  assert_int_equal(dw_member_name(self(), "g_twice", 0,
+                                  offsetof(struct inner, k), out, sizeof out),
+                   0);
+  assert_string_equal(out, "");
+  char fits[10];
+  assert_int_equal(dw_member_name(self(), "g_twice", 0,
+                                  offsetof(struct inner, k), fits,
+                                  sizeof fits),
+                   1);
+  assert_string_equal(fits, "g_twice.k");
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_members),
+      cmocka_unit_test(test_sections),
+      cmocka_unit_test(test_no_name),
+      cmocka_unit_test(test_too_long),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
