@@ -84,6 +84,14 @@ static int locate(const void *ra, struct callsite *cs, struct dwl_loc *loc) {
   return 0;
 }
 
+int callsite_object(const void *addr, char *path, size_t len) {
+  struct find_obj f = {.pc = (uintptr_t)addr};
+  if (!addr || !dl_iterate_phdr(find_cb, &f) || !f.found || !f.path[0])
+    return 0;
+  snprintf(path, len, "%s", f.path);
+  return 1;
+}
+
 __thread const void *rt_construct_ra;
 
 int callsite_file(const void *ra, char *buf, size_t len) {

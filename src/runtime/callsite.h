@@ -31,6 +31,10 @@ RT_HIDDEN void callsite_where(const void *ra, char *buf, size_t len);
  * into BUF: 1, or 0 without a line table for it. */
 RT_HIDDEN int callsite_file(const void *ra, char *buf, size_t len);
 
+/* The file of the loaded object holding ADDR (code or data) into PATH:
+ * 1, or 0 when no object holds it. */
+RT_HIDDEN int callsite_object(const void *addr, char *path, size_t len);
+
 /* While a front door of a construct runs with an observer on: the return
  * address of the program's call into it (else NULL).  Check mode takes
  * the source file of a flang construct from it, whose location names

@@ -28,11 +28,14 @@
 #include "config.h"
 #include "callsite.h"
 #include "check.h"
+#include "dwarf_member.h"
+#include "locstr.h"
 #include "wordscan.h"
 #include "core.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,6 +287,53 @@ static uintptr_t alias_for(int32_t dev, uintptr_t v, const char *desc) {
   return a;
 }
 
+/* Names of the pointers at an offset of a mapped variable, asked of its
+ * debug information (dwarf_member.c) once per variable and offset. */
+#define PART_SLOTS 64
+struct part {
+  const char *var;
+  uintptr_t off;
+  char name[96]; /* "" when none */
+};
+static struct part parts[PART_SLOTS];
+static pthread_mutex_t parts_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* " s.next" for the word at OFF of the block mapped as map name VAR (a
+ * leading space, to follow "the pointer"), or "". */
+static const char *part_words(const char *var, uintptr_t off, char *buf,
+                              size_t len) {
+  buf[0] = 0;
+  if (!var || !var[0])
+    return buf;
+  size_t h = (((uintptr_t)var >> 3) * 31 + off / WORD) % PART_SLOTS;
+  pthread_mutex_lock(&parts_lock);
+  struct part *p = &parts[h];
+  if (p->var != var || p->off != off) {
+    char expr[256], ln[32], path[1024];
+    unsigned line = 0;
+    p->var = var;
+    p->off = off;
+    p->name[0] = 0;
+    if (var[0] == ';') {
+      if (map_name_expr(var, expr, sizeof expr) &&
+          loc_field(var, 2, ln, sizeof ln))
+        line = (unsigned)atoi(ln);
+      else
+        expr[0] = 0;
+    } else {
+      snprintf(expr, sizeof expr, "%s", var); /* a declare-target global */
+    }
+    /* The checker's names are copies: the object is the one whose code
+     * called into the runtime for this construct. */
+    if (expr[0] && callsite_object(rt_construct_ra, path, sizeof path))
+      (void)dw_member_name(path, expr, line, off, p->name, sizeof p->name);
+  }
+  if (p->name[0])
+    snprintf(buf, len, " %s", p->name);
+  pthread_mutex_unlock(&parts_lock);
+  return buf;
+}
+
 void hostptr_after_copy_to(struct cblock *b, uintptr_t tgt, uintptr_t hst,
                            uintptr_t size, const char *where,
                            uintptr_t clean) {
@@ -304,25 +354,26 @@ void hostptr_after_copy_to(struct cblock *b, uintptr_t tgt, uintptr_t hst,
     if (kind == HOST_NONE)
       continue;
     uintptr_t slot = tgt + (h - hst);
-    char desc[400], var[80], mt[48], fn[256] = "";
+    char desc[500], var[80], mt[48], fn[256] = "", part[100];
     if (kind == HOST_CODE)
       code_words(v, fn, sizeof fn);
     uintptr_t off = slot - b->tgt;
     check_var_short(b->var, b->hst, b->size, var, sizeof var);
+    part_words(b->var, (uintptr_t)off, part, sizeof part);
     /* A struct's block mapped alloc got this word from a member's entry
      * (clang 14 to 19 lower `map(to: s) map(tofrom: s.p[0:n])` so): the
      * block's own map type would mislead. */
     if (b->kind == CB_MAPPED &&
         (b->maptype & (OMP_TGT_MAPTYPE_TO | OMP_TGT_MAPTYPE_FROM)))
-      snprintf(desc, sizeof desc, "the pointer at offset %lu of %s (map %s)%s,"
-               " copied at %s", (unsigned long)off, var,
+      snprintf(desc, sizeof desc, "the pointer%s at offset %lu of %s (map "
+               "%s)%s, copied at %s", part, (unsigned long)off, var,
                check_maptype_words(b->maptype, 0, mt, sizeof mt), fn, where);
     else if (b->kind == CB_MAPPED)
-      snprintf(desc, sizeof desc, "the pointer at offset %lu of %s%s, copied "
-               "at %s", (unsigned long)off, var, fn, where);
+      snprintf(desc, sizeof desc, "the pointer%s at offset %lu of %s%s, "
+               "copied at %s", part, (unsigned long)off, var, fn, where);
     else
-      snprintf(desc, sizeof desc, "the pointer at offset %lu of %s%s%s, "
-               "copied at %s", (unsigned long)off,
+      snprintf(desc, sizeof desc, "the pointer%s at offset %lu of %s%s%s, "
+               "copied at %s", part, (unsigned long)off,
                b->kind == CB_PRIVATE ? "the private copy of " : "", var, fn,
                where);
     uintptr_t a = alias_for(b->dev, v, desc);

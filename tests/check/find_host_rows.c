@@ -6,7 +6,7 @@
 // EXPECT-EXIT: 99
 // EXPECT-STDERR: emu: error: check: kernel __omp_offloading_
 // EXPECT-STDERR: _main_l26 at find_host_rows.c:26 dereferenced host pointer
-// EXPECT-STDERR: (the pointer at offset 0 of rows[0:n] (map to), copied at find_host_rows.c:26) + 0 (read at
+// EXPECT-STDERR: (the pointer rows[0] at offset 0 of rows[0:n] (map to), copied at find_host_rows.c:26) + 0 (read at
 // RUN-TWICE-SAME-STDERR
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
 // OMPEMU-RUN: --check
 // EXPECT-EXIT: 99
 // EXPECT-STDERR: dereferenced host pointer 0x
-// EXPECT-STDERR: (the pointer at offset 8 of p
+// EXPECT-STDERR: (the pointer p.x at offset 8 of p
 // EXPECT-STDERR: copied at find_member_forgotten.c:27) + 0 (read at
 // EXPECT-NOT-STDERR: (map alloc)
 // RUN-TWICE-SAME-STDERR

@@ -6,7 +6,7 @@
 // EXPECT-EXIT: 99
 // EXPECT-STDERR: emu: error: check: kernel __omp_offloading_
 // EXPECT-STDERR: _main_l29 at find_member_not_attached.c:29 dereferenced host pointer
-// EXPECT-STDERR: (the pointer at offset 8 of s (map tofrom), copied at find_member_not_attached.c:29) + 0 (read at
+// EXPECT-STDERR: (the pointer s.data at offset 8 of s (map tofrom), copied at find_member_not_attached.c:29) + 0 (read at
 // RUN-TWICE-SAME-STDERR
 #include <stdio.h>
 #include <stdlib.h>

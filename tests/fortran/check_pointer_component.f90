@@ -6,7 +6,7 @@
 ! OMPEMU-RUN: --check
 ! EXPECT-EXIT: 99
 ! EXPECT-STDERR: __QQmain_l30 at check_pointer_component.f90:30 dereferenced host pointer 0x
-! EXPECT-STDERR: (the pointer at offset 8 of t (map to), copied at check_pointer_component.f90:30)
+! EXPECT-STDERR: (the pointer t%v at offset 8 of t (map to), copied at check_pointer_component.f90:30)
 ! EXPECT-STDERR: ompemu: check: stopped at a fault in device code; exit status 99
 module node_mod
   implicit none

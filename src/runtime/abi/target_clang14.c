@@ -4,10 +4,13 @@
  * the dependencies before the task that calls them runs), the legacy forms
  * without mappers, and the trip count pushed before a teams launch. */
 #include "config.h"
+#include "callsite.h"
 #include "doors.h"
+#include "observe.h"
 #include <ompemu/omptarget.h>
 #include <stddef.h>
 
+#define RA __builtin_return_address(0)
 #define ROUND_UP(x, a) (((x) + (a) - 1) / (a) * (a))
 
 /* One launch as clang 14 describes it.  Every field is set one by one: a
@@ -17,7 +20,8 @@ static int launch(ident_t *loc, int64_t device_id, void *host_ptr,
                   int32_t arg_num, void **args_base, void **args,
                   int64_t *arg_sizes, int64_t *arg_types,
                   map_var_info_t *arg_names, void **arg_mappers, int teams,
-                  int32_t num_teams, int32_t thread_limit, int nowait) {
+                  int32_t num_teams, int32_t thread_limit, int nowait,
+                  const void *ra) {
   struct rt_launch l;
   l.device_id = device_id;
   l.host_ptr = host_ptr;
@@ -45,7 +49,12 @@ static int launch(ident_t *loc, int64_t device_id, void *host_ptr,
                                           sizeof l.prepend_dyn_ptr,
                                       _Alignof(struct rt_launch)),
                  "struct rt_launch has a field launch() does not set");
-  return rt_target(&l);
+  if (!OBS_ON())
+    return rt_target(&l);
+  rt_construct_ra = ra;
+  int rc = rt_target(&l);
+  rt_construct_ra = NULL;
+  return rc;
 }
 
 RT_EXPORT int __tgt_target_mapper(ident_t *loc, int64_t device_id,
@@ -55,7 +64,7 @@ RT_EXPORT int __tgt_target_mapper(ident_t *loc, int64_t device_id,
                                   map_var_info_t *arg_names,
                                   void **arg_mappers) {
   return launch(loc, device_id, host_ptr, arg_num, args_base, args, arg_sizes,
-                arg_types, arg_names, arg_mappers, 0, 0, 0, 0);
+                arg_types, arg_names, arg_mappers, 0, 0, 0, 0, RA);
 }
 
 RT_EXPORT int __tgt_target_teams_mapper(ident_t *loc, int64_t device_id,
@@ -67,7 +76,7 @@ RT_EXPORT int __tgt_target_teams_mapper(ident_t *loc, int64_t device_id,
                                         int32_t thread_limit) {
   return launch(loc, device_id, host_ptr, arg_num, args_base, args, arg_sizes,
                 arg_types, arg_names, arg_mappers, 1, num_teams, thread_limit,
-                0);
+                0, RA);
 }
 
 RT_EXPORT int __tgt_target_nowait_mapper(
@@ -76,7 +85,7 @@ RT_EXPORT int __tgt_target_nowait_mapper(
     map_var_info_t *arg_names, void **arg_mappers, int32_t dep_num,
     void *dep_list, int32_t noalias_dep_num, void *noalias_dep_list) {
   return launch(loc, device_id, host_ptr, arg_num, args_base, args, arg_sizes,
-                arg_types, arg_names, arg_mappers, 0, 0, 0, 1);
+                arg_types, arg_names, arg_mappers, 0, 0, 0, 1, RA);
 }
 
 RT_EXPORT int __tgt_target_teams_nowait_mapper(
@@ -87,7 +96,7 @@ RT_EXPORT int __tgt_target_teams_nowait_mapper(
     int32_t noalias_dep_num, void *noalias_dep_list) {
   return launch(loc, device_id, host_ptr, arg_num, args_base, args, arg_sizes,
                 arg_types, arg_names, arg_mappers, 1, num_teams, thread_limit,
-                1);
+                1, RA);
 }
 
 /* Legacy forms: the mapper forms with loc, names and mappers NULL. */
@@ -95,7 +104,7 @@ RT_EXPORT int __tgt_target(int64_t device_id, void *host_ptr, int32_t arg_num,
                            void **args_base, void **args, int64_t *arg_sizes,
                            int64_t *arg_types) {
   return launch(NULL, device_id, host_ptr, arg_num, args_base, args, arg_sizes,
-                arg_types, NULL, NULL, 0, 0, 0, 0);
+                arg_types, NULL, NULL, 0, 0, 0, 0, RA);
 }
 
 RT_EXPORT int __tgt_target_nowait(int64_t device_id, void *host_ptr,
@@ -105,7 +114,7 @@ RT_EXPORT int __tgt_target_nowait(int64_t device_id, void *host_ptr,
                                   void *dep_list, int32_t noalias_dep_num,
                                   void *noalias_dep_list) {
   return launch(NULL, device_id, host_ptr, arg_num, args_base, args, arg_sizes,
-                arg_types, NULL, NULL, 0, 0, 0, 1);
+                arg_types, NULL, NULL, 0, 0, 0, 1, RA);
 }
 
 RT_EXPORT int __tgt_target_teams(int64_t device_id, void *host_ptr,
@@ -113,7 +122,7 @@ RT_EXPORT int __tgt_target_teams(int64_t device_id, void *host_ptr,
                                  int64_t *arg_sizes, int64_t *arg_types,
                                  int32_t num_teams, int32_t thread_limit) {
   return launch(NULL, device_id, host_ptr, arg_num, args_base, args, arg_sizes,
-                arg_types, NULL, NULL, 1, num_teams, thread_limit, 0);
+                arg_types, NULL, NULL, 1, num_teams, thread_limit, 0, RA);
 }
 
 RT_EXPORT int __tgt_target_teams_nowait(
@@ -122,7 +131,7 @@ RT_EXPORT int __tgt_target_teams_nowait(
     int32_t thread_limit, int32_t dep_num, void *dep_list,
     int32_t noalias_dep_num, void *noalias_dep_list) {
   return launch(NULL, device_id, host_ptr, arg_num, args_base, args, arg_sizes,
-                arg_types, NULL, NULL, 1, num_teams, thread_limit, 1);
+                arg_types, NULL, NULL, 1, num_teams, thread_limit, 1, RA);
 }
 
 RT_EXPORT void __kmpc_push_target_tripcount_mapper(ident_t *loc,
