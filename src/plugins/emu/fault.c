@@ -164,6 +164,10 @@ static void on_fault(int sig, siginfo_t *si, void *uc) {
              access, OMPEMU_P(x));
   } else if (is_alias && fetch) {
     alias_describe(x, where, sizeof where);
+    /* A call lands on the pointer itself: "+ 0" says nothing there. */
+    size_t n = strlen(where);
+    if (n > 4 && !strcmp(where + n - 4, " + 0"))
+      where[n - 4] = 0;
     snprintf(msg, sizeof msg, "emu: error: check: %s called host function "
              "pointer %s: device code can only call functions compiled for "
              "the device (declare target; through a pointer taken on the "
