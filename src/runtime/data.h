@@ -49,8 +49,8 @@ struct rt_op {
   const struct rt_args *arg_list;
   uintptr_t *arg_tgt;
   /* This construct's stamp on the entries it allocates (map_entry.born):
-   * set by data begin when the list may attach (ATTACH entries, mappers),
-   * else 0. */
+   * set by data begin when the list may attach (ATTACH entries, mappers)
+   * or has members, else 0. */
   uint64_t stamp;
   uintptr_t first_slots[RT_OP_SLOTS]; /* (not zeroed by rt_op_init) */
 };

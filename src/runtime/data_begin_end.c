@@ -140,7 +140,13 @@ static int get_target_pointer(struct rt_op *op, struct map_table *t,
       map_inc_ref(e, hold);
       action = " (incremented)";
     } else {
-      r->is_new = map_total_ref(e) == 1;
+      /* No reference of its own (a member, a mapper's first component):
+       * copied when this construct created the storage.  LLVM 14 to 19
+       * guess that from a total count of 1, which also holds for a
+       * struct mapped earlier through a mapper (a mapper never counts
+       * it), so a present struct was copied again over the device's
+       * values; LLVM 22 does not. */
+      r->is_new = op->stamp ? e->born == op->stamp : map_total_ref(e) == 1;
       action = " (update suppressed)";
     }
     r->tgt = e->tgt_begin + (begin - e->hst_begin);
@@ -313,11 +319,15 @@ static int begin_one(struct rt_op *op, struct map_table *t,
   return 0;
 }
 
-/* Whether list A may attach: an ATTACH entry, or a mapper (whose
- * components may hold some). */
-static int list_attaches(const struct rt_args *a) {
+/* Whether list A needs its construct's stamp on the entries it creates:
+ * it may attach (an ATTACH entry, or a mapper, whose components may hold
+ * some), or has entries that map without a reference of their own (a
+ * member, a mapper's first component), which copy only when this
+ * construct created their storage. */
+static int list_stamps(const struct rt_args *a) {
   for (int32_t i = 0; i < a->n; i++)
-    if ((a->types[i] & OMP_TGT_MAPTYPE_ATTACH) || (a->mappers && a->mappers[i]))
+    if ((a->types[i] & (OMP_TGT_MAPTYPE_ATTACH | OMP_TGT_MAPTYPE_MEMBER_OF)) ||
+        (a->mappers && a->mappers[i]))
       return 1;
   return 0;
 }
@@ -334,11 +344,12 @@ int rt_data_begin(struct rt_op *op, const struct rt_args *a) {
   }
   if (rt_plan_list(a, order, has_members))
     goto out;
-  /* Only this construct's ATTACH entries compare stamps (attach_entries.c),
-   * and only with its own: a list that attaches nothing (nor through a
-   * mapper) leaves its new entries unstamped, which spares a locked
-   * increment of a global counter per construct. */
-  if (!op->stamp && list_attaches(a))
+  /* Only this construct's ATTACH entries and entries without a reference
+   * of their own compare stamps (attach_entries.c, get_target_pointer),
+   * and only with its own: a list with neither leaves its new entries
+   * unstamped, which spares a locked increment of a global counter per
+   * construct. */
+  if (!op->stamp && list_stamps(a))
     (void)rt_attach_stamp(op);
   int attach = 0;
   for (int32_t k = 0; k < a->n; k++) {
