@@ -175,16 +175,33 @@ void data_before_free(struct cregion *r, struct cblock *b) {
   if (!dev)
     return;
   uintptr_t changed = differing(b->expect, dev, b->size, b, 0);
+  /* Changes left inside the map(from) section: it copied nothing back (a
+   * from copies only at the last reference, and another map of the same
+   * storage in this construct held one). */
+  uintptr_t boff = by->tgt - b->tgt;
+  uintptr_t inside =
+      changed && from && boff < b->size
+          ? differing(b->expect + boff, dev + boff,
+                      by->size < b->size - boff ? by->size : b->size - boff,
+                      b, boff)
+          : 0;
   free(dev);
   if (!changed)
     return;
   b->lost_reported = 1;
-  char v[400], mt[64], k[400], how[300];
-  if (from)
+  char v[400], mt[64], k[400], how[400];
+  if (from && inside)
+    snprintf(how, sizeof how, "copied nothing back: its map(%s) of %lu "
+             "bytes at offset %lu maps storage the construct maps again, and "
+             "only the removal of the last reference copies back (OpenMP "
+             "requires such maps to cover the same elements); one map with "
+             "tofrom keeps them", check_maptype_words(type, 1, mt, sizeof mt),
+             (unsigned long)by->size, (unsigned long)boff);
+  else if (from)
     snprintf(how, sizeof how, "copied back only %lu bytes at offset %lu "
              "(map(%s)) before removing the mapping; the map(from:) section "
              "must cover all the results", (unsigned long)by->size,
-             (unsigned long)(by->tgt - b->tgt),
+             (unsigned long)boff,
              check_maptype_words(type, 1, mt, sizeof mt));
   else if (release)
     snprintf(how, sizeof how, "removed the mapping with map(release) "
