@@ -368,7 +368,10 @@ struct cblock *cb_find_lookup(int32_t dev, uintptr_t tgt, uintptr_t size) {
   if (!t || !t->nlive)
     return NULL;
   struct cblock *b = t_holder(t, tgt);
-  return b && tgt + n <= end_of(b) ? (cb_last_found = b) : NULL;
+  /* Without TGT + N, which wraps for an address near the top (a kernel's
+   * ~0 argument: clang 22's and flang's dynamic-memory pointer). */
+  return b && tgt < end_of(b) && n <= end_of(b) - tgt ? (cb_last_found = b)
+                                                      : NULL;
 }
 
 struct cblock *cb_find_any(uintptr_t tgt) {
