@@ -258,6 +258,10 @@ void data_update_absent(struct cregion *r, const struct obs_event *e) {
    * descriptor) is no update. */
   if (!(e->maptype & (OMP_TGT_MAPTYPE_TO | OMP_TGT_MAPTYPE_FROM)))
     return;
+  /* Nor is an empty one (a zero-sized array, which enter data does not
+   * map either): there is nothing to copy. */
+  if (!e->size)
+    return;
   /* One finding per variable: flang splits an allocatable into entries
    * for its descriptor and its data whose map names share file, line and
    * column (the declaration), not the name. */
