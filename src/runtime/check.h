@@ -191,6 +191,8 @@ RT_HIDDEN struct cblock *cb_add(int32_t dev, uintptr_t tgt, uintptr_t size,
                                 enum cblock_kind kind);
 /* B was freed by the construct at WHERE: kept among the freed blocks. */
 RT_HIDDEN void cb_free(struct cblock *b, const char *where);
+/* Devices the block table knows (0 .. CHECK_MAX_DEVICES - 1). */
+#define CHECK_MAX_DEVICES 64
 /* Declare-target globals of DEV (linked through next_global). */
 RT_HIDDEN struct cblock *cb_globals(int32_t dev);
 /* Every live block, in no particular order; FN returns non-zero to stop. */

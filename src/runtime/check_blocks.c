@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_DEVICES 64
+#define MAX_DEVICES CHECK_MAX_DEVICES
 /* Freed blocks remembered per device (then forgotten, oldest first). */
 #define FREED_KEPT 4096
 

@@ -649,6 +649,22 @@ static int same_but_addresses(const unsigned char *hst,
   return 1;
 }
 
+/* Whether the host's copy of global G of DEV (hash H) is what another
+ * device last exchanged with the host: a program giving each device its
+ * own value through the host's copy (`target update to(x) device(d)` in
+ * turn), whose devices keep their own values on purpose. */
+static int given_to_another(int32_t dev, const struct cblock *g, uint64_t h) {
+  for (int32_t d = 0; d < CHECK_MAX_DEVICES; d++) {
+    if (d == dev)
+      continue;
+    for (struct cblock *o = cb_globals(d); o; o = o->next_global)
+      if (o->hst == g->hst && o->size == g->size && o->sync_known &&
+          o->sync_hash == h)
+        return 1;
+  }
+  return 0;
+}
+
 void data_globals_check(struct cregion *r, int32_t dev) {
   for (struct cblock *g = cb_globals(dev); g; g = g->next_global) {
     if (!g->hst || g->size <= 1 || g->stale_reported)
@@ -671,7 +687,8 @@ void data_globals_check(struct cregion *r, int32_t dev) {
     }
     if (hd == h) {
       g->sync_hash = h;
-    } else if (hd == g->sync_hash && !*stale_find(dev, g->tgt)) {
+    } else if (hd == g->sync_hash && !*stale_find(dev, g->tgt) &&
+               !given_to_another(dev, g, h)) {
       struct stale_global *s = calloc(1, sizeof *s);
       if (s) {
         g->stale_reported = 1; /* pending: one finding at most */
