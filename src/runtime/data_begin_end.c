@@ -268,18 +268,28 @@ static int begin_one(struct rt_op *op, struct map_table *t,
            null_reason(present));
     return -1;
   }
+  int kept = 0; /* OBJ.tgt is a host address kept (nothing to attach) */
   if (!obj.tgt && !size && (type & OMP_TGT_MAPTYPE_RETURN_PARAM)) {
     /* use_device_ptr of a pointer whose array is mapped from a later
      * element on: its device counterpart (as LLVM 19 does; LLVM 14
      * returned the host pointer). */
     struct map_entry *e = map_find_by_base(t, begin);
-    if (e)
+    if (e) {
       obj.tgt = e->tgt_begin + (begin - e->hst_begin);
-    else if (!obj.is_host && rt_info(RT_INFO_EMPTY_MAPPING)) {
-      char nm[256];
-      rt_info_msg(RT_DEV_ID(op),
-                  "variable %s does not have a valid device counterpart",
-                  rt_name_str(name, nm, sizeof nm));
+    } else {
+      if (!obj.is_host && rt_info(RT_INFO_EMPTY_MAPPING)) {
+        char nm[256];
+        rt_info_msg(RT_DEV_ID(op),
+                    "variable %s does not have a valid device counterpart",
+                    rt_name_str(name, nm, sizeof nm));
+      }
+      /* Not mapped: use_device_ptr and use_device_addr keep the original
+       * value (OpenMP 5.1: the storage is taken to be device accessible
+       * already), as LLVM 22 does; LLVM 14 to 19 gave NULL. */
+      obj.tgt = begin;
+      kept = 1;
+      DTRACE(1, "device %d: use_device_ptr/addr of unmapped host " OMPEMU_PTR
+               ": keeps its host value", RT_DEV_ID(op), OMPEMU_P(begin));
     }
   }
   /* What the launch's lookup of its argument I would find (args[i], not
@@ -296,7 +306,7 @@ static int begin_one(struct rt_op *op, struct map_table *t,
    * dropped since step 1 (to fill the object): find the pointer's entry
    * again. */
   if ((type & OMP_TGT_MAPTYPE_PTR_AND_OBJ) && !obj.is_host && !ptr.is_host &&
-      ptr.entry) {
+      ptr.entry && !kept) {
     struct map_lookup lr;
     map_lookup_ready(t, &op->d->map_lock, ptr_hst, 0, &lr);
     if (!lr.contained) {
