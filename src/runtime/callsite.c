@@ -9,6 +9,8 @@
 #include "dwarf_line.h"
 
 #include <ctype.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -90,6 +92,67 @@ int callsite_object(const void *addr, char *path, size_t len) {
     return 0;
   snprintf(path, len, "%s", f.path);
   return 1;
+}
+
+/* The name of the function symbol at offset OFF of the ELF file PATH
+ * (.symtab, which static functions are in, else .dynsym) into NAME. */
+static int symbol_at(const char *path, uint64_t off, char *name, size_t len) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC), found = 0;
+  if (fd < 0)
+    return 0;
+  (void)elf_version(EV_CURRENT);
+  Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+  for (int pass = 0; e && pass < 2 && !found; pass++) {
+    Elf_Scn *scn = NULL;
+    while (!found && (scn = elf_nextscn(e, scn))) {
+      GElf_Shdr sh;
+      if (!gelf_getshdr(scn, &sh) ||
+          sh.sh_type != (pass ? SHT_DYNSYM : SHT_SYMTAB) || !sh.sh_entsize)
+        continue;
+      Elf_Data *d = elf_getdata(scn, NULL);
+      size_t n = d ? sh.sh_size / sh.sh_entsize : 0;
+      for (size_t i = 0; i < n; i++) {
+        GElf_Sym sym;
+        const char *nm;
+        if (!gelf_getsym(d, (int)i, &sym) ||
+            GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_value != off ||
+            !sym.st_shndx || !(nm = elf_strptr(e, sh.sh_link, sym.st_name)) ||
+            !nm[0])
+          continue;
+        snprintf(name, len, "%s", nm);
+        found = 1;
+        break;
+      }
+    }
+  }
+  if (e)
+    elf_end(e);
+  close(fd);
+  return found;
+}
+
+#define FN_SLOTS 16
+static struct {
+  const void *addr;
+  char name[96]; /* "" when none */
+} fn_cache[FN_SLOTS];
+
+int callsite_function(const void *addr, char *name, size_t len) {
+  struct find_obj f = {.pc = (uintptr_t)addr};
+  size_t h = ((uintptr_t)addr >> 4) % FN_SLOTS;
+  pthread_mutex_lock(&cache_lock);
+  if (fn_cache[h].addr != addr) {
+    fn_cache[h].addr = addr;
+    fn_cache[h].name[0] = 0;
+    if (addr && dl_iterate_phdr(find_cb, &f) && f.found && f.path[0])
+      (void)symbol_at(f.path, (uint64_t)(f.pc - f.bias), fn_cache[h].name,
+                      sizeof fn_cache[h].name);
+  }
+  int found = fn_cache[h].name[0] != 0;
+  if (found)
+    snprintf(name, len, "%s", fn_cache[h].name);
+  pthread_mutex_unlock(&cache_lock);
+  return found;
 }
 
 __thread const void *rt_construct_ra;

@@ -35,6 +35,11 @@ RT_HIDDEN int callsite_file(const void *ra, char *buf, size_t len);
  * 1, or 0 when no object holds it. */
 RT_HIDDEN int callsite_object(const void *addr, char *path, size_t len);
 
+/* The name of the function that starts at ADDR, from its object's symbol
+ * table (static functions too) into NAME: 1, or 0 when none is known
+ * (a stripped object, an address inside a function). */
+RT_HIDDEN int callsite_function(const void *addr, char *name, size_t len);
+
 /* While a front door of a construct runs with an observer on: the return
  * address of the program's call into it (else NULL).  Check mode takes
  * the source file of a flang construct from it, whose location names

@@ -218,15 +218,14 @@ static int host_kind(uintptr_t x) {
 /* ", which points to the host function NAME at FILE:LINE" for host code
  * at X, with what the dynamic symbols and the line table (-g) know. */
 static const char *code_words(uintptr_t x, char *buf, size_t len) {
-  Dl_info di;
-  char at[100];
+  char at[100], fn[96];
   /* One past X: callsite_where looks up the byte before a return
    * address, here the function's first. */
   callsite_where((const void *)(x + 1), at, sizeof at);
   int line = strchr(at, ':') != NULL;
-  if (dladdr((void *)x, &di) && di.dli_sname && di.dli_saddr == (void *)x)
+  if (callsite_function((const void *)x, fn, sizeof fn))
     snprintf(buf, len, ", which points to the host function %.60s%s%.90s",
-             di.dli_sname, line ? " at " : "", line ? at : "");
+             fn, line ? " at " : "", line ? at : "");
   else if (line)
     snprintf(buf, len, ", which points to a host function at %s", at);
   else

@@ -9,7 +9,7 @@
 // OMPEMU-RUN: --check
 // EXPECT-EXIT: 99
 // EXPECT-STDERR: _main_l29 at find_host_function_pointer.c:29 called host function pointer 0x
-// EXPECT-STDERR: (the pointer w.scale at offset 0 of w (map tofrom), which points to a host function at find_host_function_pointer.c:21, copied at find_host_function_pointer.c:29): device code can only call functions compiled for the device
+// EXPECT-STDERR: (the pointer w.scale at offset 0 of w (map tofrom), which points to the host function halve at find_host_function_pointer.c:21, copied at find_host_function_pointer.c:29): device code can only call functions compiled for the device
 // EXPECT-STDERR: ompemu: check: stopped at a fault in device code; exit status 99
 #include <stdio.h>
 

@@ -3,7 +3,8 @@
  * built with -g, and as test_callsite_dwarf4 with -gdwarf-4, whose file
  * names need the compilation directory: the lookups run from /), a
  * call from a shared library without one (libcmocka), and the argument
- * lists of calls written in C and Fortran. */
+ * lists of calls written in C and Fortran, and a function named from the
+ * symbol table. */
 #define _GNU_SOURCE
 #include "config.h"
 #include "callsite.h"
@@ -61,6 +62,23 @@ static void test_shared_library_no_line_table(void **state) {
   assert_string_equal(cs.where, want);
   assert_false(cs.has_line);
   assert_int_equal(cs.nargs, 0);
+}
+
+/* A static function (not in the dynamic symbols) named from the symbol
+ * table; an address inside a function, and NULL, are not. */
+static void test_function_name(void **state) {
+  (void)state;
+  char name[64] = "x";
+  assert_int_equal(callsite_function((const void *)omp_probe, name,
+                                     sizeof name), 1);
+  assert_string_equal(name, "omp_probe");
+  /* Asked again: the cache answers the same. */
+  assert_int_equal(callsite_function((const void *)omp_probe, name,
+                                     sizeof name), 1);
+  assert_string_equal(name, "omp_probe");
+  assert_int_equal(callsite_function((const char *)(uintptr_t)omp_probe + 1,
+                                     name, sizeof name), 0);
+  assert_int_equal(callsite_function(NULL, name, sizeof name), 0);
 }
 
 static void test_unknown_address(void **state) {
@@ -142,6 +160,7 @@ int main(void) {
       cmocka_unit_test(test_own_call),
       cmocka_unit_test(test_shared_library_no_line_table),
       cmocka_unit_test(test_unknown_address),
+      cmocka_unit_test(test_function_name),
       cmocka_unit_test(test_split_c),
       cmocka_unit_test(test_split_not_found),
       cmocka_unit_test(test_split_fortran),
