@@ -797,3 +797,52 @@ int dw_member_name(const char *path, const char *expr, unsigned line,
     out[0] = 0;
   return found;
 }
+
+int dw_array_units(const char *path, const char *name, unsigned line,
+                   int64_t *unit, int n) {
+  int found = 0;
+  if (!path || !name || n < 1 || n > MAX_DIMS)
+    return 0;
+  pthread_mutex_lock(&lock);
+  struct decls *x = decls_of(path, name, name, line);
+  for (int i = 0; x && i < x->n; i++) {
+    struct unit u, other = {0};
+    const struct unit *in;
+    struct die d, t;
+    const struct dw_secs *s = &x->o->s;
+    int64_t got[MAX_DIMS];
+    int k = 0, ok = unit_at(s, x->unit[i], &u) && u.dies &&
+                    read_die(&u, s->info.d + x->die[i], &d) == 1;
+    uint64_t type = ok ? d.type : 0;
+    /* The dimensions, outermost first: one array type's subranges, and
+     * those of its element while that is an array again. */
+    int64_t count[MAX_DIMS];
+    while (ok && strip(&u, type, &other, &in, &t) && t.tag == TAG_array) {
+      struct dims dm;
+      array_dims(in, &t, &dm);
+      if (!dm.n || k + dm.n > n || in->fortran) {
+        ok = 0;
+        break;
+      }
+      for (int j = 0; j < dm.n; j++)
+        count[k++] = dm.count[j];
+      type = t.type;
+    }
+    uint64_t esize = ok && k == n ? type_size(&u, type, 0) : 0;
+    unit_free(&other);
+    unit_free(&u);
+    ok = esize > 0;
+    for (int j = n - 1; ok && j >= 0; j--) {
+      got[j] = j == n - 1 ? (int64_t)esize : got[j + 1] * count[j + 1];
+      ok = j == n - 1 || count[j + 1] > 0;
+    }
+    if (!ok || (found && memcmp(got, unit, (size_t)n * sizeof *got))) {
+      found = 0;
+      break;
+    }
+    memcpy(unit, got, (size_t)n * sizeof *got);
+    found = 1;
+  }
+  pthread_mutex_unlock(&lock);
+  return found;
+}

@@ -4,11 +4,16 @@
  * restores attached host pointers; TO re-writes attached device pointers
  * (attach.c). */
 #include "config.h"
+#include "callsite.h"
 #include "data.h"
+#include "dwarf_member.h"
+#include "locstr.h"
 #include "mapping.h"
 #include "observe.h"
 #include "trace.h"
 
+#include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Update the contiguous host range [HP, HP+SIZE) of argument TYPE. */
@@ -85,15 +90,39 @@ static int walk_dims(struct rt_op *op, uintptr_t base,
   return 0;
 }
 
+/* The byte size of an element of each dimension of the array map name
+ * NAME ("m[1:2:3][0:2:2]") refers to, from the debug information of the
+ * object the name is in: into UNIT (N dimensions); 0 when unknown. */
+static int array_units(const char *name, int64_t *unit, int n) {
+  char expr[256], var[128], ln[32], path[1024];
+  size_t k = 0;
+  if (!map_name_expr(name, expr, sizeof expr))
+    return 0;
+  while (k + 1 < sizeof var && (isalnum((unsigned char)expr[k]) ||
+                                expr[k] == '_')) {
+    var[k] = expr[k];
+    k++;
+  }
+  var[k] = 0;
+  if (!k || expr[k] != '[' || !callsite_object(name, path, sizeof path))
+    return 0;
+  unsigned line = loc_field(name, 2, ln, sizeof ln) ? (unsigned)atoi(ln) : 0;
+  return dw_array_units(path, var, line, unit, n);
+}
+
 /* A NON_CONTIG argument: NDIMS descriptors, outermost first, the last one
  * {0, 1, element size}.  Offsets count elements of their dimension,
  * strides are bytes (and include the section's step).  The element size
  * of the innermost dimension is the last descriptor's stride; an outer
- * dimension's element size is taken as its stride (clang 14's encoding
- * does not say the step of an outer dimension separately). */
+ * dimension's element size is not passed (its stride folds in the
+ * section's step: `m[1:2:3]` of `int m[8][4]` is {1, 2, 48}): it comes
+ * from the array's declaration in the debug information (NAME, the map
+ * name, with -g), else it is taken as the stride, right for a step of 1
+ * (as LLVM does: an outer step with a lower bound other than 0 then
+ * moves the wrong rows). */
 static int update_noncontig(struct rt_op *op, void *base,
                             const __tgt_descriptor_dim *dims, int64_t ndims,
-                            int64_t type) {
+                            int64_t type, const char *name) {
   if (ndims < 1 || ndims > 64) {
     /* clang 22 sets NON_CONTIG on a strided section through a pointer
      * (`p[0:n:2]`) but passes the data and its size in bytes, no
@@ -114,6 +143,15 @@ static int update_noncontig(struct rt_op *op, void *base,
     for (int j = 0; j < last; j++)
       unit[j] = dims[j].stride;
     unit[last] = dims[ndims - 1].stride;
+    int64_t decl[64];
+    if (last > 0 && array_units(name, decl, last + 1) &&
+        decl[last] == unit[last]) {
+      for (int j = 0; j < last; j++)
+        unit[j] = decl[j];
+      DTRACE(2, "device %d: non-contiguous update of host " OMPEMU_PTR
+               ": outer dimensions' element sizes from the declaration",
+               RT_DEV_ID(op), OMPEMU_P(base));
+    }
   }
   DTRACE(2, "device %d: non-contiguous update of host " OMPEMU_PTR ", %ld "
            "dimensions", RT_DEV_ID(op), OMPEMU_P(base), (long)ndims);
@@ -133,7 +171,8 @@ int rt_data_update(struct rt_op *op, const struct rt_args *a) {
     }
     int rc;
     if (type & OMP_TGT_MAPTYPE_NON_CONTIG)
-      rc = update_noncontig(op, a->base[i], a->begin[i], a->sizes[i], type);
+      rc = update_noncontig(op, a->base[i], a->begin[i], a->sizes[i], type,
+                            a->names ? a->names[i] : NULL);
     else
       rc = update_piece(op, (uintptr_t)a->begin[i], a->sizes[i], type,
                         a->names ? a->names[i] : NULL);

@@ -3,7 +3,7 @@
  * test_dwarf_member_dwarf4 with -gdwarf-4 (strings by offset, not by
  * index).  Members, nested structs, arrays in structs, two-dimensional
  * arrays, sections of a pointer, typedefs and qualifiers, and the cases
- * that must give no name. */
+ * that must give no name; the element sizes of an array's dimensions. */
 #include "config.h"
 #include "dwarf_member.h"
 
@@ -38,6 +38,7 @@ grid_t g_grid; static const int g_grid_line = __LINE__;
 double *g_rows[4]; static const int g_rows_line = __LINE__;
 union either g_union; static const int g_union_line = __LINE__;
 struct inner g_twice;
+double g_mat[8][4][2]; static const int g_mat_line = __LINE__;
 
 static const char *self(void) { return "/proc/self/exe"; }
 
@@ -101,6 +102,24 @@ static void test_no_name(void **state) {
                                   sizeof out), 0);
 }
 
+/* The element size of each dimension of an array (what a non-contiguous
+ * update's descriptors leave out). */
+static void test_array_units(void **state) {
+  (void)state;
+  int64_t u[3] = {0};
+  assert_int_equal(dw_array_units(self(), "g_mat", (unsigned)g_mat_line, u, 3),
+                   1);
+  assert_int_equal(u[0], (int64_t)sizeof g_mat[0]);
+  assert_int_equal(u[1], (int64_t)sizeof g_mat[0][0]);
+  assert_int_equal(u[2], (int64_t)sizeof(double));
+  /* Not an array of that many dimensions, not an array, no such line. */
+  assert_int_equal(dw_array_units(self(), "g_mat", 0, u, 2), 0);
+  assert_int_equal(dw_array_units(self(), "g_twice", 0, u, 1), 0);
+  assert_int_equal(dw_array_units(self(), "g_mat", (unsigned)g_mat_line + 1,
+                                  u, 3), 0);
+  (void)g_mat[0][0][0];
+}
+
 /* A name that does not fit is no name: cut, it would name another part. */
 static void test_too_long(void **state) {
   (void)state;
@@ -123,6 +142,7 @@ int main(void) {
       cmocka_unit_test(test_sections),
       cmocka_unit_test(test_no_name),
       cmocka_unit_test(test_too_long),
+      cmocka_unit_test(test_array_units),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
