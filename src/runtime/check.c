@@ -216,6 +216,10 @@ static void copy_to(struct cthread *t, int32_t dev, uintptr_t hst,
   if (size == sizeof(uintptr_t) && !own) {
     uintptr_t v = *(const uintptr_t *)hst;
     struct cblock *to = v ? cb_find(dev, v) : NULL;
+    /* Or just before a block: a Fortran descriptor's base address for a
+     * section with a lower bound. */
+    if (v && !to)
+      to = slack_block(dev, v);
     if (to && to != b) {
       cb_link(b, v);
       check_name_pointee(b, to);

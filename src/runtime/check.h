@@ -440,6 +440,9 @@ RT_HIDDEN void data_globals_flush(void);
 /* check_slack.c: watch the slack before the blocks of the kernel's
  * arguments that point before their block (a section's base), and report
  * a read there (after data_kernel_watch, before data_kernel_unwatch). */
+/* The mapped block of DEV whose slack (the bytes of its first page before
+ * it) holds V, V being in no block; NULL if none. */
+RT_HIDDEN struct cblock *slack_block(int32_t dev, uintptr_t v);
 RT_HIDDEN void slack_kernel_watch(struct cregion *r, struct obs_event *e);
 RT_HIDDEN void slack_kernel_unwatch(struct cregion *r);
 

@@ -2,10 +2,12 @@
  * ends at a guard page, so a read past its end faults; before its start
  * the block's first page holds a few bytes of slack, so a read there
  * (`map(to: a[1:n-1])` and a kernel that reads a[0]) reads the poison and
- * nothing faults.  A kernel can only do that through an argument whose
- * address lies before its block: the base of a section with a lower bound
- * (the argument is the section's start plus a negative offset).  For such
- * an argument the block's slack is watched exactly for the kernel
+ * nothing faults.  A kernel can only do that through an address before
+ * its block: an argument that is the base of a section with a lower bound
+ * (the section's start plus a negative offset), or a pointer the runtime
+ * attached in an argument's block (a Fortran descriptor's base address of
+ * a section a(1:n) of a(0:n)).  For such a block its slack is watched
+ * exactly for the kernel
  * (ompemu_watch_unwritten ON 3: every access to that page is stepped, one
  * that reads the slack recorded), and a read is a finding naming the
  * variable, the kernel and the construct.  A write there is found when
@@ -57,15 +59,37 @@ static void watch_slack(struct cregion *r, struct cblock *b) {
     r->slack[r->nslack++] = b->tgt;
 }
 
+struct cblock *slack_block(int32_t dev, uintptr_t v) {
+  uintptr_t end = (v | (page_size() - 1)) + 1;
+  if (cb_find(dev, v))
+    return NULL;
+  /* Doubling steps up to the page's end: a block starting after V in the
+   * same page is hit unless it is smaller than the step that passes it. */
+  for (uintptr_t d = 1; v + d < end; d *= 2) {
+    struct cblock *b = cb_find(dev, v + d);
+    if (b)
+      return b->tgt > v && b->kind == CB_MAPPED ? b : NULL;
+  }
+  return NULL;
+}
+
 void slack_kernel_watch(struct cregion *r, struct obs_event *e) {
-  for (int32_t k = 0; e->args && e->offs && k < e->nargs; k++) {
-    if (e->offs[k] >= 0 || check_arg_narrow_literal(e, k))
-      continue;
+  for (int32_t k = 0; e->args && k < e->nargs; k++) {
     uintptr_t start = (uintptr_t)e->args[k];
     struct cblock *b = cb_find(e->device, start);
-    if (b && start + (uintptr_t)e->offs[k] < b->tgt &&
+    if (e->offs && e->offs[k] < 0 && !check_arg_narrow_literal(e, k) && b &&
+        start + (uintptr_t)e->offs[k] < b->tgt &&
         start + (uintptr_t)e->offs[k] < start)
       watch_slack(r, b);
+    /* A pointer the runtime attached in the argument's block that points
+     * into another block's slack: a Fortran descriptor of a section with
+     * a lower bound (its base address is that of the array's first
+     * element, before the section's block). */
+    for (struct cedge *g = b ? b->edges : NULL; g; g = g->next) {
+      struct cblock *s = slack_block(e->device, g->to);
+      if (s)
+        watch_slack(r, s);
+    }
   }
 }
 
