@@ -206,9 +206,20 @@ static void construct_words(const struct cregion *r, char *buf, size_t len) {
              check_region_words(r->kind, 0), r->where);
 }
 
+/* The name U goes by: its map entry's, or, when that has none (flang's
+ * implicit map of a module allocatable's data), its block's (the name of
+ * the construct that mapped it). */
+static const char *use_var(const struct cregion *r, const struct cuse *u) {
+  if (check_named(u->var))
+    return u->var;
+  const struct cblock *b = cb_find(r->dev, u->tgt);
+  return b && check_named(b->var) ? b->var : u->var;
+}
+
 static void report_pair(const struct cregion *a, const struct cregion *b,
                         const struct cuse *ua, int a_writes, int b_writes) {
   char v[400], order[300] = "";
+  const char *var = use_var(a, ua);
   for (int i = 0; i < batch.n; i++) {
     size_t l = strlen(order);
     snprintf(order + l, sizeof order - l, "%s%s", i ? ", " : "",
@@ -227,8 +238,8 @@ static void report_pair(const struct cregion *a, const struct cregion *b,
                   "batch in the order %s)", a->where,
                   a->kernel ? a->kernel : "?", b->where,
                   b->kernel ? b->kernel : "?", "each",
-                  check_var_words(ua->var, ua->hst, ua->size, v, sizeof v),
-                  who, order);
+                  check_var_words(var, ua->hst, ua->size, v, sizeof v), who,
+                  order);
     return;
   }
   char wa[400], wb[400];
@@ -238,7 +249,7 @@ static void report_pair(const struct cregion *a, const struct cregion *b,
                 "together with no dependence between them, and each uses "
                 "%s: %s; depend clauses or a taskwait order them (ompemu ran "
                 "the batch in the order %s)", wa, wb,
-                check_var_words(ua->var, ua->hst, ua->size, v, sizeof v), who,
+                check_var_words(var, ua->hst, ua->size, v, sizeof v), who,
                 order);
 }
 
