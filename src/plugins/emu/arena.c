@@ -433,7 +433,15 @@ struct layout {
 static struct layout layout_of(const struct emu_arena *a, size_t size) {
   struct layout l = {0, 0, 0, 0};
   if (arena_is_check(a)) {
-    size_t al = size % 16 == 0 ? 16 : 8;
+    /* The block ends where its guard page starts, so that a read just
+     * past its end faults: aligned only to the largest power of two
+     * dividing its size (16 at most).  An array of T has a size that
+     * alignof(T) divides, so its elements stay aligned; 8 for every block
+     * left 4 bytes of slack after an odd number of floats or ints, where
+     * a read of the element past the end read the poison unseen. */
+    size_t al = size ? size & -size : 16;
+    if (al > 16)
+      al = 16;
     size_t bsize = round_up(size ? size : 1, al);
     l.body = round_up(bsize, PAGE);
     l.offset = l.body - bsize;

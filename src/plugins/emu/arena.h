@@ -91,12 +91,12 @@ struct emu_arena;
  * the next arena_settle or when reused.
  *
  * ARENA_CHECK: the range is PROT_NONE except for live blocks.  A block
- * takes whole pages, ends where its last page ends (aligned to 16 bytes,
- * or 8 when its size is not a multiple of 16), and is followed by a
+ * takes whole pages, ends exactly where its last page ends (aligned to the
+ * largest power of two dividing its size, 16 at most), and is followed by a
  * PROT_NONE guard page (for up to EMU_CHECK_GUARDED_MAX live blocks at a
- * time: the kernel limits the number of mappings).  The slack before and
- * after it holds the check-mode poison and is checked when the block is
- * freed or read back.  A freed block is quarantined for the
+ * time: the kernel limits the number of mappings).  The slack before it
+ * (and after a block of size 0) holds the check-mode poison and is checked
+ * when the block is freed or read back.  A freed block is quarantined for the
  * EMU_CHECK_QUARANTINE_MAX frees that follow (a block of at most
  * EMU_CHECK_KEEP_MAX bytes: until the quarantined blocks that keep their
  * pages keep EMU_CHECK_QUARANTINE_KEPT bytes after it, if that comes
