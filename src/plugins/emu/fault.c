@@ -18,6 +18,7 @@
 #include "arena_internal.h"
 #include "devicertl.h"
 #include "fault_hold.h"
+#include "poison.h"
 #include "trace.h"
 #include "watch.h"
 
@@ -119,6 +120,35 @@ static int in_device_code(void *uc) {
   return 0;
 }
 
+/* A general-protection fault: an access through a non-canonical address
+ * (the poison as a pointer is one), which the kernel reports as address
+ * 0 with SI_KERNEL. */
+static int noncanonical(int sig, const siginfo_t *si) {
+  return sig == SIGSEGV && si->si_addr == NULL && si->si_code == SI_KERNEL;
+}
+
+/* A register of context UC holding the poison of device memory (or the
+ * poison plus a small offset): the bad pointer of a non-canonical fault;
+ * 0 if none. */
+static uintptr_t poison_register(void *uc) {
+#ifdef __x86_64__
+  static const int regs[] = {REG_RAX, REG_RBX, REG_RCX, REG_RDX, REG_RSI,
+                             REG_RDI, REG_RBP, REG_R8,  REG_R9,  REG_R10,
+                             REG_R11, REG_R12, REG_R13, REG_R14, REG_R15};
+  if (!uc)
+    return 0;
+  const greg_t *g = ((ucontext_t *)uc)->uc_mcontext.gregs;
+  for (size_t i = 0; i < sizeof regs / sizeof *regs; i++) {
+    uint64_t v = (uint64_t)g[regs[i]], hi = v >> 32;
+    if (hi == EMU_CHECK_POISON_WORD || hi == 0x01010101u * EMU_POISON_BYTE)
+      return (uintptr_t)v;
+  }
+#else
+  (void)uc;
+#endif
+  return 0;
+}
+
 static void on_fault(int sig, siginfo_t *si, void *uc) {
   uintptr_t x = (uintptr_t)si->si_addr;
   struct emu_arena *hit = NULL;
@@ -177,6 +207,18 @@ static void on_fault(int sig, siginfo_t *si, void *uc) {
     snprintf(msg, sizeof msg, "emu: error: check: %s dereferenced host "
              "pointer %s (%s at " OMPEMU_PTR ")\n", kern, where, access,
              OMPEMU_P(x));
+  } else if (!hit && noncanonical(sig, si)) {
+    uintptr_t p = poison_register(uc);
+    if (p)
+      snprintf(msg, sizeof msg, "emu: error: %s: invalid access through "
+               "the address " OMPEMU_PTR ", which is the poison of device "
+               "memory nothing wrote: the kernel followed a pointer read from "
+               "uninitialized device memory (data mapped alloc or from, or "
+               "never sent with to)\n", kern, OMPEMU_P(p));
+    else
+      snprintf(msg, sizeof msg, "emu: error: %s: invalid access through a "
+               "non-canonical address (not a user-space address; the fault "
+               "reports none)\n", kern);
   } else {
     if (hit)
       arena_describe(hit, x, where, sizeof where);
