@@ -474,9 +474,10 @@ RT_HIDDEN void race_data_copy(struct cregion *r, const struct cblock *b,
 RT_HIDDEN void race_summary(void);
 /* check_ompt.c (caller holds check_lock): wait until no other nowait
  * region can arrive, or until UNTIL (CLOCK_MONOTONIC; then 1); a region
- * arrives. */
+ * arrives: the place of its target task in the order the program created
+ * them (1 on), 0 when not known. */
 RT_HIDDEN int check_ompt_hold(const struct timespec *until);
-RT_HIDDEN void check_ompt_arrived(void);
+RT_HIDDEN uint64_t check_ompt_arrived(void);
 /* Withdraw the OMP_TOOL_LIBRARIES the tool offered itself through, once
  * libomp has initialised (policy.c). */
 RT_HIDDEN void check_ompt_take_back(void);

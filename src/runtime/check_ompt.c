@@ -62,8 +62,13 @@ enum { TASK_COMPLETE = 1 }; /* ompt_task_status_t */
 enum { TASK_EXPLICIT = 4, TASK_TARGET = 8 };  /* ompt_task_flag_t */
 enum { SET_SOMETIMES = 3 }; /* ompt_set_result_t: 3 and up fire */
 
-/* Marks in a task's ompt_data_t: created without / with dependences. */
+/* Marks in a task's ompt_data_t (its low 32 bits): created without / with
+ * dependences; the high 32 bits count the target tasks created, in the
+ * order the program created them (1 on). */
 enum { T_CREATED = 0x6f6d7031, T_ARRIVED = 0x6f6d7032, T_CREATED_DEPS = 0x6f6d7033 };
+#define MARK(t) ((uint32_t)(t)->value)
+#define SEQ(t) ((t)->value >> 32)
+static uint64_t created; /* target tasks created so far */
 
 static int active, deps_known;
 static long launchers; /* threads that created tasks and do not wait */
@@ -107,13 +112,13 @@ int check_ompt_hold(const struct timespec *until) {
 
 /* Task T arrived at ompemu or completed: no longer awaited; it is marked
  * MARK.  Caller holds check_lock. */
-static void settle(ompt_data_t *t, uint64_t mark) {
-  if (t->value != T_CREATED && t->value != T_CREATED_DEPS)
+static void settle(ompt_data_t *t, uint32_t mark) {
+  if (MARK(t) != T_CREATED && MARK(t) != T_CREATED_DEPS)
     return;
-  if (t->value == T_CREATED)
+  if (MARK(t) == T_CREATED)
     unarrived_free--;
   unarrived--;
-  t->value = mark;
+  t->value = SEQ(t) << 32 | mark;
 }
 
 /* Wake a hold to look again (caller holds check_lock). */
@@ -122,10 +127,15 @@ static void wake(void) {
   pthread_cond_broadcast(&hold_cv);
 }
 
-void check_ompt_arrived(void) {
-  if (current)
+uint64_t check_ompt_arrived(void) {
+  uint64_t seq = 0;
+  if (current) {
     settle(current, T_ARRIVED);
+    if (MARK(current) == T_ARRIVED)
+      seq = SEQ(current);
+  }
   wake();
+  return seq;
 }
 
 static void task_create(ompt_data_t *parent, const void *frame,
@@ -137,7 +147,7 @@ static void task_create(ompt_data_t *parent, const void *frame,
   if (!task || !(flags & (TASK_EXPLICIT | TASK_TARGET)))
     return;
   check_lock_take();
-  task->value = T_CREATED;
+  task->value = ++created << 32 | T_CREATED;
   unarrived++;
   unarrived_free++;
   if (!launched) {
@@ -163,8 +173,8 @@ static void dependences(ompt_data_t *task, const void *deps, int ndeps) {
   if (!task || ndeps <= 0)
     return;
   check_lock_take();
-  if (task->value == T_CREATED) {
-    task->value = T_CREATED_DEPS;
+  if (MARK(task) == T_CREATED) {
+    task->value = SEQ(task) << 32 | T_CREATED_DEPS;
     unarrived_free--;
   }
   check_lock_give();

@@ -132,9 +132,12 @@ void race_region_begin(struct cregion *r) {
       batch.n == MAX_BATCH)
     return;
   pthread_once(&cv_once, cv_init);
-  check_ompt_arrived();
+  /* Regions of one construct run in the order the program created their
+   * tasks (a loop of nowait launches), not in the order they reached
+   * ompemu, which the helper threads decide; without the tool, in that. */
+  uint64_t created = check_ompt_arrived();
   r->order_key = order_key(r);
-  r->arrival = ++batch.arrivals;
+  r->arrival = created ? created : (UINT64_C(1) << 62) + ++batch.arrivals;
   r->in_batch = 1;
   if (batch.n == 0) {
     /* Open a batch and collect what arrives during the hold. */
