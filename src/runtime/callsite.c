@@ -94,9 +94,11 @@ int callsite_object(const void *addr, char *path, size_t len) {
   return 1;
 }
 
-/* The name of the function symbol at offset OFF of the ELF file PATH
- * (.symtab, which static functions are in, else .dynsym) into NAME. */
-static int symbol_at(const char *path, uint64_t off, char *name, size_t len) {
+/* The function symbol of the ELF file PATH (.symtab, which static
+ * functions are in, else .dynsym) at offset *OFF, its name into NAME; or,
+ * with NAME_IN set, the one named NAME_IN, its offset into *OFF. */
+static int symbol_find(const char *path, uint64_t *off, const char *name_in,
+                       char *name, size_t len) {
   int fd = open(path, O_RDONLY | O_CLOEXEC), found = 0;
   if (fd < 0)
     return 0;
@@ -115,11 +117,15 @@ static int symbol_at(const char *path, uint64_t off, char *name, size_t len) {
         GElf_Sym sym;
         const char *nm;
         if (!gelf_getsym(d, (int)i, &sym) ||
-            GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_value != off ||
-            !sym.st_shndx || !(nm = elf_strptr(e, sh.sh_link, sym.st_name)) ||
-            !nm[0])
+            GELF_ST_TYPE(sym.st_info) != STT_FUNC || !sym.st_shndx ||
+            (!name_in && sym.st_value != *off) ||
+            !(nm = elf_strptr(e, sh.sh_link, sym.st_name)) || !nm[0] ||
+            (name_in && strcmp(nm, name_in)))
           continue;
-        snprintf(name, len, "%s", nm);
+        if (name_in)
+          *off = sym.st_value;
+        else
+          snprintf(name, len, "%s", nm);
         found = 1;
         break;
       }
@@ -144,15 +150,31 @@ int callsite_function(const void *addr, char *name, size_t len) {
   if (fn_cache[h].addr != addr) {
     fn_cache[h].addr = addr;
     fn_cache[h].name[0] = 0;
-    if (addr && dl_iterate_phdr(find_cb, &f) && f.found && f.path[0])
-      (void)symbol_at(f.path, (uint64_t)(f.pc - f.bias), fn_cache[h].name,
-                      sizeof fn_cache[h].name);
+    if (addr && dl_iterate_phdr(find_cb, &f) && f.found && f.path[0]) {
+      uint64_t off = (uint64_t)(f.pc - f.bias);
+      (void)symbol_find(f.path, &off, NULL, fn_cache[h].name,
+                        sizeof fn_cache[h].name);
+    }
   }
   int found = fn_cache[h].name[0] != 0;
   if (found)
     snprintf(name, len, "%s", fn_cache[h].name);
   pthread_mutex_unlock(&cache_lock);
   return found;
+}
+
+int callsite_symbol_file(const void *in_obj, const char *sym, char *file,
+                         size_t len) {
+  struct find_obj f = {.pc = (uintptr_t)in_obj};
+  struct dwl_loc loc;
+  char err[128];
+  uint64_t off = 0;
+  if (!in_obj || !sym || !dl_iterate_phdr(find_cb, &f) || !f.found ||
+      !f.path[0] || !symbol_find(f.path, &off, sym, NULL, 0) ||
+      dwl_lookup(f.path, off, &loc, err, sizeof err) != 1 || !loc.file[0])
+    return 0;
+  snprintf(file, len, "%s", base_name(loc.file));
+  return 1;
 }
 
 __thread const void *rt_construct_ra;

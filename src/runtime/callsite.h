@@ -40,6 +40,11 @@ RT_HIDDEN int callsite_object(const void *addr, char *path, size_t len);
  * (a stripped object, an address inside a function). */
 RT_HIDDEN int callsite_function(const void *addr, char *name, size_t len);
 
+/* The source file's base name of the function SYM of the object holding
+ * IN_OBJ, from its symbol table and line table, into FILE: 1, or 0. */
+RT_HIDDEN int callsite_symbol_file(const void *in_obj, const char *sym,
+                                   char *file, size_t len);
+
 /* While a front door of a construct runs with an observer on: the return
  * address of the program's call into it (else NULL).  Check mode takes
  * the source file of a flang construct from it, whose location names

@@ -220,6 +220,22 @@ const char *check_where(const ident_t *loc) {
   return r ? r : "unknown location";
 }
 
+/* The file of the function that holds kernel NAME's construct (NAME
+ * "__omp_offloading_DEV_FILEID_FUNC_lN": FUNC, a symbol of the object the
+ * launch came from), into FILE: 1, or 0. */
+static int unit_file(const char *name, char *file, size_t len) {
+  const char *l = strrchr(name, '_'), *fn = name;
+  if (!l || strncmp(fn, "__omp_offloading_", 17))
+    return 0;
+  const char *p = strchr(fn + 17, '_');
+  p = p ? strchr(p + 1, '_') : NULL;
+  if (!p || p + 1 >= l)
+    return 0;
+  char sym[256];
+  snprintf(sym, sizeof sym, "%.*s", (int)(l - p - 1), p + 1);
+  return callsite_symbol_file(rt_construct_ra, sym, file, len);
+}
+
 /* "file:N" (the launch's file, while a door set rt_construct_ra) or "line
  * N of FUNCTION" from an offload entry name, interned; NULL if the name
  * has no line. */
@@ -227,9 +243,12 @@ static char *make_kernel_where(const void *key) {
   char out[600], file[256];
   const char *name = (const char *)key - 1;
   long line = rt_kernel_line(name);
-  /* with the launch's file, "file:line" */
+  /* with the launch's file, "file:line"; for a nowait region, whose
+   * launch comes from a compiler's task function without lines (flang's
+   * omp_target_task_proxy_func), the file of the kernel's own function */
   if (line && rt_construct_ra &&
-      callsite_file(rt_construct_ra, file, sizeof file)) {
+      (callsite_file(rt_construct_ra, file, sizeof file) ||
+       unit_file(name, file, sizeof file))) {
     snprintf(out, sizeof out, "%s:%ld", file, line);
     return strdup(out);
   }

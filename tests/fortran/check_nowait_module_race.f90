@@ -1,12 +1,16 @@
 ! Two module procedures each launch a nowait kernel on the same module
 ! allocatable, with no depend between them: a race.  flang maps the
 ! array's data implicitly without a name; the finding names it after the
-! enter data that mapped it (q), not by its host range.
-! FFLAGS: -g
+! enter data that mapped it (q), not by its host range.  Built with -O1,
+! where flang launches a nowait region from a task function without
+! lines: the regions are still named by file and line (the file of the
+! kernel's own function).
+! FFLAGS: -g -O1
 ! OMPEMU-RUN: --check
 ! EXPECT-EXIT: 99
-! EXPECT-STDERR: ompemu: check: race between nowait target regions:
-! EXPECT-STDERR: and each uses q (declared at check_nowait_module_race.f90:11): both write it
+! EXPECT-STDERR: ompemu: check: race between nowait target regions: the one at check_nowait_module_race.f90:19 (kernel
+! EXPECT-STDERR: and the one at check_nowait_module_race.f90:26 (kernel
+! EXPECT-STDERR: and each uses q (declared at check_nowait_module_race.f90:15): both write it
 module race_mod
   real, allocatable :: q(:)
 contains
