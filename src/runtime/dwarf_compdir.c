@@ -111,17 +111,12 @@ const uint8_t *dw_find_abbrev(const struct dw_sec *ab, uint64_t off,
     uint64_t c = dwr_uleb(&r);
     if (c == 0)
       return NULL;
+    const uint8_t *entry = r.p;
     (void)dwr_uleb(&r);      /* tag */
     (void)dwr_fixed(&r, 1);  /* children */
     if (c == code)
-      return r.bad ? NULL : r.p;
-    for (;;) {
-      uint64_t at = dwr_uleb(&r), form = dwr_uleb(&r);
-      if (form == DW_FORM_implicit_const)
-        (void)dwr_sleb(&r);
-      if ((at == 0 && form == 0) || r.bad)
-        break;
-    }
+      return r.bad ? NULL : entry;
+    dwr_skip_specs(&r);
   }
   return NULL;
 }
@@ -157,16 +152,13 @@ const char *dw_comp_dir(const struct dw_secs *s, uint64_t line_off) {
     if (!a || u.bad)
       continue;
     struct dwr ar = {a, s->abbrev.d + s->abbrev.n, 0};
+    (void)dwr_uleb(&ar);      /* tag */
+    (void)dwr_fixed(&ar, 1);  /* children */
     const char *dir = NULL;
     int stmt_here = 0;
-    for (;;) {
-      uint64_t at = dwr_uleb(&ar), form = dwr_uleb(&ar);
-      if (form == DW_FORM_implicit_const)
-        (void)dwr_sleb(&ar);
-      if ((at == 0 && form == 0) || ar.bad)
-        break;
-      for (int n = 0; form == DW_FORM_indirect && n < 4; n++)
-        form = dwr_uleb(&u);
+    uint64_t at, form;
+    int64_t implicit;
+    while (dwr_next_spec(&ar, &u, &at, &form, &implicit)) {
       const char *str;
       uint64_t val;
       if (dw_form_value(&u, form, offsz, addrsz, version, s, &str, &val) != 0)

@@ -116,13 +116,7 @@ static void index_codes(struct unit *u) {
       u->ncodes = c + 1;
     (void)dwr_uleb(&r);
     (void)dwr_fixed(&r, 1);
-    for (;;) {
-      uint64_t at = dwr_uleb(&r), form = dwr_uleb(&r);
-      if (form == DW_FORM_implicit_const)
-        (void)dwr_sleb(&r);
-      if ((at == 0 && form == 0) || r.bad)
-        break;
-    }
+    dwr_skip_specs(&r);
   }
 }
 
@@ -130,30 +124,7 @@ static void index_codes(struct unit *u) {
 static const uint8_t *abbrev_of(const struct unit *u, uint64_t code) {
   if (code < u->ncodes && u->codes[code])
     return u->codes[code];
-  const struct dw_sec *ab = &u->s->abbrev;
-  if (!ab->d || u->abbrev_off >= ab->n)
-    return NULL;
-  /* Codes past the index: find the entry, then step back over its tag
-   * and children flag (dw_find_abbrev returns its specifications). */
-  struct dwr r = {ab->d + u->abbrev_off, ab->d + ab->n, 0};
-  while (!r.bad) {
-    uint64_t c = dwr_uleb(&r);
-    if (c == 0)
-      return NULL;
-    const uint8_t *at = r.p;
-    (void)dwr_uleb(&r);
-    (void)dwr_fixed(&r, 1);
-    if (c == code)
-      return r.bad ? NULL : at;
-    for (;;) {
-      uint64_t a = dwr_uleb(&r), form = dwr_uleb(&r);
-      if (form == DW_FORM_implicit_const)
-        (void)dwr_sleb(&r);
-      if ((a == 0 && form == 0) || r.bad)
-        break;
-    }
-  }
-  return NULL;
+  return dw_find_abbrev(&u->s->abbrev, u->abbrev_off, code);
 }
 
 /* The string at index I of U's string offsets, or NULL. */
@@ -221,15 +192,9 @@ static int read_die(const struct unit *u, const uint8_t *p, struct die *d) {
   struct dwr ar = {a, ab->d + ab->n, 0};
   d->tag = dwr_uleb(&ar);
   d->children = (int)dwr_fixed(&ar, 1);
-  for (;;) {
-    uint64_t at = dwr_uleb(&ar), form = dwr_uleb(&ar);
-    int64_t implicit = 0;
-    if (form == DW_FORM_implicit_const)
-      implicit = dwr_sleb(&ar);
-    if ((at == 0 && form == 0) || ar.bad)
-      break;
-    for (int n = 0; form == DW_FORM_indirect && n < 4; n++)
-      form = dwr_uleb(&r);
+  uint64_t at, form;
+  int64_t implicit;
+  while (dwr_next_spec(&ar, &r, &at, &form, &implicit)) {
     const char *str;
     uint64_t val;
     if (at == AT_data_member_location &&
@@ -326,12 +291,9 @@ static const uint8_t *unit_at(const struct dw_secs *s, uint64_t off,
     struct dwr ar = {a, ab->d + ab->n, 0};
     (void)dwr_uleb(&ar);
     (void)dwr_fixed(&ar, 1);
-    for (;;) {
-      uint64_t at = dwr_uleb(&ar), form = dwr_uleb(&ar);
-      if (form == DW_FORM_implicit_const)
-        (void)dwr_sleb(&ar);
-      if ((at == 0 && form == 0) || ar.bad)
-        break;
+    uint64_t at, form;
+    int64_t implicit;
+    while (dwr_next_spec(&ar, &cr, &at, &form, &implicit)) {
       const char *str;
       uint64_t val;
       if (dw_form_value(&cr, form, u->offsz, u->addrsz, u->version, s, &str,

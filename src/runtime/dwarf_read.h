@@ -82,6 +82,34 @@ static inline int64_t dwr_sleb(struct dwr *r) {
   return (int64_t)v;
 }
 
+/* Skips an abbreviation's attribute specifications, up to and with the
+ * (0, 0) pair that ends them. */
+static inline void dwr_skip_specs(struct dwr *r) {
+  for (;;) {
+    uint64_t at = dwr_uleb(r), form = dwr_uleb(r);
+    if (form == DW_FORM_implicit_const) /* its value follows */
+      (void)dwr_sleb(r);
+    if ((at == 0 && form == 0) || r->bad)
+      return;
+  }
+}
+
+/* The next attribute specification of an abbreviation read from AR: its
+ * attribute and form into *AT and *FORM (an indirect form resolved from
+ * the DIE's values, VALS), an implicit constant's value into *IMPLICIT.
+ * 0 at the (0, 0) pair that ends them, or when AR is bad. */
+static inline int dwr_next_spec(struct dwr *ar, struct dwr *vals, uint64_t *at,
+                                uint64_t *form, int64_t *implicit) {
+  *at = dwr_uleb(ar);
+  *form = dwr_uleb(ar);
+  *implicit = *form == DW_FORM_implicit_const ? dwr_sleb(ar) : 0;
+  if ((*at == 0 && *form == 0) || ar->bad)
+    return 0;
+  for (int n = 0; *form == DW_FORM_indirect && n < 4; n++)
+    *form = dwr_uleb(vals);
+  return 1;
+}
+
 /* A NUL-terminated string in place, or NULL (BAD set). */
 static inline const char *dwr_cstr(struct dwr *r) {
   if (r->bad)
@@ -133,8 +161,8 @@ RT_HIDDEN int dw_form_value(struct dwr *r, uint64_t form, unsigned offsz,
                             unsigned addrsz, unsigned version,
                             const struct dw_secs *s, const char **str,
                             uint64_t *val);
-/* The attribute specifications of abbreviation CODE in the table at OFF
- * of .debug_abbrev (after its tag and children flag), or NULL. */
+/* Abbreviation CODE in the table at OFF of .debug_abbrev (its tag, then
+ * its children flag and attribute specifications), or NULL. */
 RT_HIDDEN const uint8_t *dw_find_abbrev(const struct dw_sec *ab, uint64_t off,
                                         uint64_t code);
 /* The compilation directory of the unit whose DW_AT_stmt_list is
