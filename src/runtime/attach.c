@@ -137,16 +137,11 @@ int rt_detach_pointee(struct rt_op *op, struct map_entry *pe) {
   uintptr_t end = pe->tgt_begin + (pe->hst_end - pe->hst_begin);
   while (pe->nrefs) {
     struct map_backref r = pe->refs[pe->nrefs - 1];
-    struct map_entry *h = r.holder;
-    int i;
-    for (i = 0; i < h->nshadows; i++)
-      if (h->shadows[i].hst_addr == r.hst_addr)
-        break;
-    if (i == h->nshadows) {
+    struct map_shadow *s = map_shadow_find(r.holder, r.hst_addr);
+    if (!s) {
       pe->nrefs--;
       continue;
     }
-    struct map_shadow *s = &h->shadows[i];
     if (s->tgt_obj >= pe->tgt_begin && s->tgt_obj < end) {
       DTRACE(1, "device %d: detach pointer at host " OMPEMU_PTR ": its "
                "pointee is unmapped; device slot " OMPEMU_PTR " = " OMPEMU_PTR,
@@ -170,9 +165,10 @@ int rt_detach_pointee(struct rt_op *op, struct map_entry *pe) {
 int rt_reattach_range(struct rt_op *op, struct map_entry *e, uintptr_t hst,
                       int64_t size) {
   uintptr_t end = hst + (uintptr_t)size;
-  for (int i = 0; i < e->nshadows;) {
+  for (int i = map_shadow_lower(e, hst);
+       i < e->nshadows && e->shadows[i].hst_addr < end;) {
     struct map_shadow *s = &e->shadows[i];
-    if (s->hst_addr < hst || s->hst_addr + sizeof(void *) > end) {
+    if (s->hst_addr + sizeof(void *) > end) {
       i++;
       continue;
     }
@@ -201,13 +197,9 @@ int rt_reattach_range(struct rt_op *op, struct map_entry *e, uintptr_t hst,
 int rt_restore_range(struct rt_op *op, struct map_entry *e, uintptr_t hst,
                      int64_t size, int restore, int erase) {
   uintptr_t end = hst + (uintptr_t)size;
-  int synced = 0;
-  for (int i = 0; i < e->nshadows;) {
+  int synced = 0, first = map_shadow_lower(e, hst), i;
+  for (i = first; i < e->nshadows && e->shadows[i].hst_addr < end; i++) {
     struct map_shadow *s = &e->shadows[i];
-    if (s->hst_addr < hst || s->hst_addr >= end) {
-      i++;
-      continue;
-    }
     if (restore) {
       /* The device->host copy of the enclosing range must have landed
        * before the host pointer gets its own value back. */
@@ -219,13 +211,12 @@ int rt_restore_range(struct rt_op *op, struct map_entry *e, uintptr_t hst,
                OMPEMU_P(s->hst_val));
       memcpy((void *)s->hst_addr, &s->hst_val, sizeof(void *));
     }
-    if (erase) {
+    if (erase)
       DTRACE(2, "device %d: forget attached pointer at host " OMPEMU_PTR,
                RT_DEV_ID(op), OMPEMU_P(s->hst_addr));
-      map_shadow_erase(op->d->maps, e, i);
-    } else {
-      i++;
-    }
   }
+  /* The shadows in the range are one run (they are in address order). */
+  if (erase && i > first)
+    map_shadow_erase_run(op->d->maps, e, first, i - first);
   return 0;
 }

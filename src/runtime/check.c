@@ -285,11 +285,7 @@ static void copy_from(struct cthread *t, int32_t dev, uintptr_t hst,
   struct cblock *b = cb_find_range(dev, tgt, size ? size : 1);
   if (b && check_cfg.check)
     race_data_copy(r, b, hst, tgt, size, OMP_TGT_MAPTYPE_FROM);
-  for (int i = 0; r && i < r->nuses; i++) {
-    struct cuse *u = &r->uses[i];
-    if (hst < u->hst + u->size && u->hst < hst + size)
-      u->copied_from = 1;
-  }
+  check_region_copied(r, hst, size);
   if (!b)
     return;
   int own = b->hst && hst >= b->hst && hst + size <= b->hst + b->size;
@@ -388,6 +384,8 @@ static void region_end(struct cthread *t) {
       free(r->slack);
     r->slack = NULL;
     r->nslack = 0;
+    if (r->uindex || r->copies || r->by_tgt)
+      check_region_uses_free(r);
     if (t->spare) {
       free(t->spare->uses);
       free(t->spare);

@@ -328,12 +328,15 @@ RT_HIDDEN uintptr_t check_dev_alias(int32_t dev, uintptr_t host,
 /* ---- per construct (check.c creates them and keeps the thread's current
  * one; the files of the concerns fill them) ---- */
 
+struct crange {
+  uintptr_t lo, hi;
+};
+
 struct cuse { /* a mapping a construct used */
   uintptr_t hst, size, tgt;
   const char *var;
   int64_t maptype;
   int decremented_from; /* a FROM entry of a data end */
-  int copied_from;      /* ... and a copy back of it happened */
   uint64_t refs;        /* reference count after the decrement */
   uintptr_t wlo, whi;   /* host range of bytes its kernel changed */
   unsigned char *before; /* device content before the kernel (races) */
@@ -348,6 +351,10 @@ struct cregion {
   const char *kernel;   /* interned kernel name */
   struct cuse *uses;
   int nuses, capuses;
+  int *uindex, uindex_cap; /* uses by key, once they are many (check_uses.c) */
+  struct crange *copies;   /* its copies back, host ranges */
+  int ncopies, capcopies, copies_sorted;
+  int *by_tgt, by_tgt_n;   /* uses by device address, once many */
   /* races (check_race.c) */
   int in_batch;         /* held with other nowait regions */
   int tracked;          /* its kernel's writes are measured */
@@ -372,10 +379,21 @@ struct cregion {
   int nslack;
 };
 
-/* Record that R used [HST, HST+SIZE) at TGT; the entry, or NULL. */
+/* check_uses.c: record that R used [HST, HST+SIZE) at TGT; the entry, or
+ * NULL.  R copied [HST, HST+SIZE) back to the host; whether a copy back of
+ * R overlaps use U; what R's uses keep besides the array, freed. */
 RT_HIDDEN struct cuse *check_region_use(struct cregion *r, uintptr_t hst,
                                         uintptr_t size, uintptr_t tgt,
                                         const char *var, int64_t maptype);
+RT_HIDDEN void check_region_copied(struct cregion *r, uintptr_t hst,
+                                   uintptr_t size);
+RT_HIDDEN int check_use_copied_from(struct cregion *r, const struct cuse *u);
+/* The uses of R whose device address lies in [LO, HI): their number, with
+ * their indices in *IDX (by address); -1 when R has few uses, which the
+ * caller walks instead. */
+RT_HIDDEN int check_uses_in(struct cregion *r, uintptr_t lo, uintptr_t hi,
+                            const int **idx);
+RT_HIDDEN void check_region_uses_free(struct cregion *r);
 
 /* ---- the concerns (each file's entry points, called by check.c) ---- */
 

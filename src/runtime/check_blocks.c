@@ -481,9 +481,72 @@ static void expect_put(unsigned char *x, uintptr_t size) {
   expect_kept += len;
 }
 
+/* The links of every block, (block, device address) pairs, for cb_link's
+ * "already there?": a block of an array of structs links thousands.  Open
+ * addressing with tombstones, rebuilt when full of them. */
+struct link_slot {
+  const struct cblock *b; /* NULL: empty; LINK_TOMB: removed */
+  uintptr_t to;
+};
+#define LINK_TOMB ((const struct cblock *)1)
+static struct link_slot *links;
+static size_t links_cap, links_used; /* used: live and tombstones */
+
+static size_t link_hash(const struct cblock *b, uintptr_t to) {
+  uint64_t h = (uint64_t)(uintptr_t)b * 0x9e3779b97f4a7c15u ^
+               (uint64_t)to * 0xc2b2ae3d27d4eb4fu;
+  return (size_t)(h ^ h >> 31);
+}
+
+static struct link_slot *link_slot(const struct cblock *b, uintptr_t to,
+                                   int for_insert) {
+  size_t mask = links_cap - 1;
+  struct link_slot *tomb = NULL;
+  for (size_t j = link_hash(b, to) & mask;; j = (j + 1) & mask) {
+    struct link_slot *s = &links[j];
+    if (!s->b)
+      return for_insert ? (tomb ? tomb : s) : NULL;
+    if (s->b == LINK_TOMB) {
+      if (!tomb)
+        tomb = s;
+    } else if (s->b == b && s->to == to) {
+      return s;
+    }
+  }
+}
+
+/* Room for one more pair: 0, or -1 out of memory. */
+static int links_room(void) {
+  if (links_cap && 4 * (links_used + 1) <= 3 * links_cap)
+    return 0;
+  size_t live = 0;
+  for (size_t j = 0; j < links_cap; j++)
+    live += links[j].b && links[j].b != LINK_TOMB;
+  size_t cap = 1024;
+  while (cap < 4 * (live + 1))
+    cap *= 2;
+  struct link_slot *old = links, *n = calloc(cap, sizeof *n);
+  size_t oldcap = links_cap;
+  if (!n)
+    return -1;
+  links = n;
+  links_cap = cap;
+  links_used = 0;
+  for (size_t j = 0; j < oldcap; j++)
+    if (old[j].b && old[j].b != LINK_TOMB) {
+      *link_slot(old[j].b, old[j].to, 1) = old[j];
+      links_used++;
+    }
+  free(old);
+  return 0;
+}
+
 static void release(struct cblock *b) {
   while (b->edges) {
     struct cedge *n = b->edges->next;
+    struct link_slot *s = links ? link_slot(b, b->edges->to, 0) : NULL;
+    if (s)
+      s->b = LINK_TOMB;
     free(b->edges);
     b->edges = n;
   }
@@ -636,12 +699,18 @@ void cb_foreach(int (*fn)(struct cblock *b, void *arg), void *arg) {
 }
 
 void cb_link(struct cblock *b, uintptr_t to) {
-  for (struct cedge *e = b->edges; e; e = e->next)
-    if (e->to == to)
-      return;
+  if (links_room() != 0)
+    return;
+  struct link_slot *s = link_slot(b, to, 1);
+  if (s->b == b)
+    return; /* linked already */
   struct cedge *e = malloc(sizeof *e);
   if (!e)
     return;
+  if (!s->b)
+    links_used++;
+  s->b = b;
+  s->to = to;
   e->to = to;
   e->next = b->edges;
   b->edges = e;

@@ -153,15 +153,17 @@ void data_before_free(struct cregion *r, struct cblock *b) {
    * `delete`, or a `release` of data mapped with alloc, throws the device
    * copy away on purpose, and so does an implicit `to` (defaultmap(to):
    * the program's stated choice for every variable of the category). */
-  int64_t type = -1;
   const struct cuse *by = NULL;
-  for (int i = 0; i < r->nuses; i++)
-    if (r->uses[i].tgt >= b->tgt && r->uses[i].tgt < b->tgt + b->size) {
-      type = r->uses[i].maptype;
-      by = &r->uses[i];
-    }
-  if (type < 0 || (type & OMP_TGT_MAPTYPE_DELETE))
+  const int *ix;
+  int n = check_uses_in(r, b->tgt, b->tgt + b->size, &ix);
+  for (int k = 0; k < (n < 0 ? r->nuses : n); k++) {
+    const struct cuse *u = &r->uses[n < 0 ? k : ix[k]];
+    if (u->tgt >= b->tgt && u->tgt < b->tgt + b->size && (!by || u > by))
+      by = u; /* the last to come */
+  }
+  if (!by || (by->maptype & OMP_TGT_MAPTYPE_DELETE))
     return;
+  int64_t type = by->maptype;
   int from = (type & OMP_TGT_MAPTYPE_FROM) != 0;
   int release = !(type & (OMP_TGT_MAPTYPE_TO | OMP_TGT_MAPTYPE_FROM));
   if (!from && !release && (type & OMP_TGT_MAPTYPE_IMPLICIT))
@@ -353,8 +355,9 @@ void data_region_end(struct cregion *r) {
   if (r->kind != OBS_R_EXIT_DATA)
     return;
   for (int i = 0; i < r->nuses; i++)
-    if (r->uses[i].decremented_from && !r->uses[i].copied_from &&
-        r->uses[i].refs > 0 && r->uses[i].refs != UINT64_MAX)
+    if (r->uses[i].decremented_from && r->uses[i].refs > 0 &&
+        r->uses[i].refs != UINT64_MAX &&
+        !check_use_copied_from(r, &r->uses[i]))
       extra_reference(r, &r->uses[i]);
 }
 
@@ -387,10 +390,12 @@ static void use_after_free(struct cregion *r, const struct obs_event *e,
 /* Every entry of R's map list for B is an explicit map(alloc:) (none
  * moves data, none is implicit, and there is at least one): the program
  * said the kernel uses B's device copy as storage only. */
-static int alloc_only(const struct cregion *r, const struct cblock *b) {
+static int alloc_only(struct cregion *r, const struct cblock *b) {
   int n = 0;
-  for (int i = 0; i < r->nuses; i++) {
-    const struct cuse *u = &r->uses[i];
+  const int *ix;
+  int m = check_uses_in(r, b->tgt, b->tgt + b->size, &ix);
+  for (int k = 0; k < (m < 0 ? r->nuses : m); k++) {
+    const struct cuse *u = &r->uses[m < 0 ? k : ix[k]];
     if (u->tgt < b->tgt || u->tgt >= b->tgt + b->size)
       continue;
     if (u->maptype & (OMP_TGT_MAPTYPE_TO | OMP_TGT_MAPTYPE_FROM |

@@ -258,8 +258,9 @@ static void report_pair(const struct cregion *a, const struct cregion *b,
 
 /* A data construct's use U counts when it moved data: a map entry that
  * copied nothing (the data was already there) touches no device byte. */
-static int data_moved(const struct cregion *r, const struct cuse *u) {
-  return r->kind == OBS_R_TARGET || u->copied_from || u->whi > u->wlo;
+static int data_moved(struct cregion *r, const struct cuse *u) {
+  return r->kind == OBS_R_TARGET || u->whi > u->wlo ||
+         check_use_copied_from(r, u);
 }
 
 void race_data_copy(struct cregion *r, const struct cblock *b, uintptr_t hst,
@@ -274,7 +275,7 @@ void race_data_copy(struct cregion *r, const struct cblock *b, uintptr_t hst,
 }
 
 /* Does the pair (A, B) race on a variable both use?  One finding each. */
-static void check_pair(const struct cregion *a, const struct cregion *b) {
+static void check_pair(struct cregion *a, struct cregion *b) {
   for (int i = 0; i < a->nuses; i++) {
     const struct cuse *ua = &a->uses[i];
     for (int j = 0; j < b->nuses; j++) {
@@ -317,6 +318,7 @@ static void batch_done(void) {
     free(r->uses);
     free(r->uninit);
     free(r->watched);
+    check_region_uses_free(r);
     free(r);
   }
   batch.n = 0;

@@ -672,37 +672,6 @@ uintptr_t check_dev_alias(int32_t dev, uintptr_t host, const char *desc) {
                                                  desc);
 }
 
-/* ---- a construct's uses ---- */
-
-struct cuse *check_region_use(struct cregion *r, uintptr_t hst,
-                              uintptr_t size, uintptr_t tgt, const char *var,
-                              int64_t maptype) {
-  if (!r)
-    return NULL;
-  for (int i = 0; i < r->nuses; i++)
-    if (r->uses[i].tgt == tgt && r->uses[i].hst == hst &&
-        r->uses[i].size == size) {
-      r->uses[i].maptype |= maptype;
-      return &r->uses[i];
-    }
-  if (r->nuses == r->capuses) {
-    int nc = r->capuses ? r->capuses * 2 : 8;
-    struct cuse *u = realloc(r->uses, (size_t)nc * sizeof *u);
-    if (!u)
-      return NULL;
-    r->uses = u;
-    r->capuses = nc;
-  }
-  struct cuse *u = &r->uses[r->nuses++];
-  check_zero(u, sizeof *u);
-  u->hst = hst;
-  u->size = size;
-  u->tgt = tgt;
-  u->var = var;
-  u->maptype = maptype;
-  return u;
-}
-
 /* ---- kernel arguments ---- */
 
 int32_t check_arg_entry(const struct obs_event *e, int32_t k) {

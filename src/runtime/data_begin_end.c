@@ -414,12 +414,48 @@ static int already_removing(const struct dealloc *del, int n,
   return 0;
 }
 
+/* The entries a long list removes, by the start of their host range and
+ * the kind of reference (a mapper over an array of structs: thousands),
+ * for already_removing without a walk of DEL per argument.  Open
+ * addressing; a zero word is empty. */
+struct removing {
+  uintptr_t *v;
+  size_t mask;
+};
+
+static uintptr_t removing_key(const struct map_entry *e, int hold) {
+  return (e->hst_begin << 1 | (uintptr_t)(hold != 0)) + 1;
+}
+
+static size_t removing_slot(const struct removing *rs, uintptr_t key) {
+  size_t j = (size_t)(key * 0x9e3779b97f4a7c15u >> 17) & rs->mask;
+  while (rs->v[j] && rs->v[j] != key)
+    j = (j + 1) & rs->mask;
+  return j;
+}
+
+static int is_removing(const struct dealloc *del, int n,
+                       const struct removing *rs, const struct map_entry *e,
+                       int hold) {
+  if (!rs->v)
+    return already_removing(del, n, e, hold);
+  return rs->v[removing_slot(rs, removing_key(e, hold))] != 0;
+}
+
+static void add_removing(struct removing *rs, const struct map_entry *e,
+                         int hold) {
+  if (rs->v) {
+    uintptr_t key = removing_key(e, hold);
+    rs->v[removing_slot(rs, key)] = key;
+  }
+}
+
 /* One argument of data end (caller holds the map lock; it may be dropped
  * and taken again).  Appends to DEL the entries to remove after
  * synchronization. */
 static int end_one(struct rt_op *op, struct map_table *t,
                    const struct rt_args *a, int32_t i, struct dealloc *del,
-                   int *ndel, uintptr_t *mapper_base) {
+                   int *ndel, struct removing *rs, uintptr_t *mapper_base) {
   int64_t type = a->types[i];
   uintptr_t begin = (uintptr_t)a->begin[i];
   int64_t size = a->sizes[i];
@@ -522,7 +558,8 @@ static int end_one(struct rt_op *op, struct map_table *t,
         rt_restore_range(op, e, begin, size,
                          (type & OMP_TGT_MAPTYPE_FROM) != 0, del_entry))
       return -1;
-    if (del_entry && !is_host && !already_removing(del, *ndel, e, hold)) {
+    if (del_entry && !is_host && !is_removing(del, *ndel, rs, e, hold)) {
+      add_removing(rs, e, hold);
       del[*ndel].begin = begin;
       del[*ndel].size = size;
       del[*ndel].hold = hold;
@@ -624,9 +661,17 @@ int rt_data_end(struct rt_op *op, const struct rt_args *a) {
   LIST_BUF(struct dealloc, del, a->n);
   int ndel = 0, rc = -1;
   uintptr_t mapper_base = 0;
+  struct removing rs = {NULL, 0};
   if (!order || !has_members || !del) {
     rt_err("out of memory unmapping %d arguments", (int)a->n);
     goto out;
+  }
+  if (a->n > 4 * SMALL_LIST) {
+    size_t cap = 64;
+    while (cap < 4 * (size_t)a->n)
+      cap *= 2;
+    rs.v = calloc(cap, sizeof *rs.v); /* NULL: walks, as a short list does */
+    rs.mask = cap - 1;
   }
   if (rt_plan_list(a, order, has_members))
     goto out;
@@ -643,7 +688,7 @@ int rt_data_end(struct rt_op *op, const struct rt_args *a) {
     biaslock_lock(&op->d->map_lock);
     struct map_table *t = map_table_of(op->d);
     int ndel_before = ndel;
-    int r = t ? end_one(op, t, a, i, del, &ndel, &mapper_base) : -1;
+    int r = t ? end_one(op, t, a, i, del, &ndel, &rs, &mapper_base) : -1;
     if (r == 0 && k == 0 && ndel == 1 && !mapper_base &&
         !op->async.Queue && !op->sync_failed) {
       /* The last argument, and nothing queued that the synchronize would
@@ -682,5 +727,6 @@ out:
   LIST_FREE(order);
   LIST_FREE(has_members);
   LIST_FREE(del);
+  free(rs.v);
   return rc;
 }

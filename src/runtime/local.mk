@@ -74,7 +74,7 @@ rt_observe_sources = \
 	src/runtime/check_data.c src/runtime/check_slack.c \
 	src/runtime/check_hostptr.c \
 	src/runtime/check_report.c \
-	src/runtime/check_util.c \
+	src/runtime/check_util.c src/runtime/check_uses.c \
 	src/runtime/check_lock.c \
 	src/runtime/check_blocks.c \
 	src/runtime/check_heap.c \

@@ -161,8 +161,7 @@ struct map_entry *map_insert(struct map_table *t, uintptr_t base,
 }
 
 void map_remove(struct map_table *t, struct map_entry *e) {
-  while (e->nshadows)
-    map_shadow_erase(t, e, e->nshadows - 1);
+  map_shadow_erase_run(t, e, 0, e->nshadows);
   /* Holders of pointers into E keep their shadows (they are detected as
    * stale later); only the links to E go. */
   map_index_remove(&t->index, e->hst_begin);
@@ -205,17 +204,29 @@ const char *map_ref_str(uint64_t ref, char *buf) {
 
 /* ---- shadow pointers ---- */
 
+int map_shadow_lower(const struct map_entry *e, uintptr_t hst_addr) {
+  int lo = 0, hi = e->nshadows;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (e->shadows[mid].hst_addr < hst_addr)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
 struct map_shadow *map_shadow_find(struct map_entry *e, uintptr_t hst_addr) {
-  for (int i = 0; i < e->nshadows; i++)
-    if (e->shadows[i].hst_addr == hst_addr)
-      return &e->shadows[i];
-  return NULL;
+  int i = map_shadow_lower(e, hst_addr);
+  return i < e->nshadows && e->shadows[i].hst_addr == hst_addr
+             ? &e->shadows[i]
+             : NULL;
 }
 
 struct map_shadow *map_shadow_add(struct map_entry *e, uintptr_t hst_addr) {
-  struct map_shadow *s = map_shadow_find(e, hst_addr);
-  if (s)
-    return s;
+  int i = map_shadow_lower(e, hst_addr);
+  if (i < e->nshadows && e->shadows[i].hst_addr == hst_addr)
+    return &e->shadows[i];
   if (e->nshadows == e->cap_shadows) {
     int cap = e->cap_shadows ? 2 * e->cap_shadows : 4;
     struct map_shadow *n = realloc(e->shadows, (size_t)cap * sizeof *n);
@@ -224,18 +235,32 @@ struct map_shadow *map_shadow_add(struct map_entry *e, uintptr_t hst_addr) {
     e->shadows = n;
     e->cap_shadows = cap;
   }
-  s = &e->shadows[e->nshadows++];
+  /* In address order: most come in order (a struct's members, an array of
+   * them), so this is an append. */
+  memmove(&e->shadows[i + 1], &e->shadows[i],
+          (size_t)(e->nshadows - i) * sizeof *e->shadows);
+  e->nshadows++;
+  struct map_shadow *s = &e->shadows[i];
   memset(s, 0, sizeof *s);
   s->hst_addr = hst_addr;
   return s;
 }
 
+void map_shadow_erase_run(struct map_table *t, struct map_entry *e, int i,
+                          int n) {
+  for (int k = i; k < i + n; k++) {
+    struct map_shadow *s = &e->shadows[k];
+    struct map_entry *pe = s->hst_obj ? map_find(t, s->hst_obj) : NULL;
+    if (pe)
+      map_backref_drop(pe, e, s->hst_addr);
+  }
+  memmove(&e->shadows[i], &e->shadows[i + n],
+          (size_t)(e->nshadows - i - n) * sizeof *e->shadows);
+  e->nshadows -= n;
+}
+
 void map_shadow_erase(struct map_table *t, struct map_entry *e, int i) {
-  struct map_shadow *s = &e->shadows[i];
-  struct map_entry *pe = s->hst_obj ? map_find(t, s->hst_obj) : NULL;
-  if (pe)
-    map_backref_drop(pe, e, s->hst_addr);
-  e->shadows[i] = e->shadows[--e->nshadows];
+  map_shadow_erase_run(t, e, i, 1);
 }
 
 int map_backref_add(struct map_entry *pe, struct map_entry *holder,

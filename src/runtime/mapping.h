@@ -202,10 +202,17 @@ static inline int map_dec_should_remove(const struct map_entry *e, int hold,
 /* "INF" or the decimal count, into BUF (>= 24 bytes). */
 const char *map_ref_str(uint64_t ref, char *buf);
 
-/* Shadow pointers of E. */
+/* Shadow pointers of E, kept in order of their host address (an entry of
+ * an array of structs holds thousands): the index of the first at or
+ * above HST_ADDR; the one at HST_ADDR, or NULL; that one, added when
+ * missing (NULL only when out of memory). */
+int map_shadow_lower(const struct map_entry *e, uintptr_t hst_addr);
 struct map_shadow *map_shadow_find(struct map_entry *e, uintptr_t hst_addr);
 struct map_shadow *map_shadow_add(struct map_entry *e, uintptr_t hst_addr);
-/* Forget shadow I of E (and its back-reference in its pointee). */
+/* Forget shadows I .. I+N-1 of E (and their back-references in their
+ * pointees); shadow I alone. */
+void map_shadow_erase_run(struct map_table *t, struct map_entry *e, int i,
+                          int n);
 void map_shadow_erase(struct map_table *t, struct map_entry *e, int i);
 /* Record that the pointer at HST_ADDR in HOLDER points into PE.  0/-1. */
 int map_backref_add(struct map_entry *pe, struct map_entry *holder,

@@ -166,6 +166,55 @@ int group_update(long scale) {
   return 0;
 }
 
+/* One construct with many entries: an array of structs whose pointer
+ * member a mapper maps and attaches (two entries per element, as flang's
+ * implicit mapper of an array of derived types makes), entered and exited
+ * whole; ns per element of an enter+exit. */
+struct elem {
+  int n;
+  double *v;
+};
+#pragma omp declare mapper(struct elem e) map(e, e.v[0:e.n])
+
+static struct elem *elems;
+static double *elem_data;
+static long nelems;
+
+static void op_members(long i) {
+  (void)i;
+#pragma omp target enter data map(to: elems[0:nelems])
+#pragma omp target exit data map(from: elems[0:nelems])
+}
+
+int group_members(long scale) {
+  static const long sizes[] = {1000, 16000};
+  elems = calloc(16000, sizeof *elems);
+  elem_data = calloc(16000 * 2, sizeof *elem_data);
+  if (!elems || !elem_data)
+    return 1;
+  for (long i = 0; i < 16000; i++) {
+    elems[i].n = 2;
+    elems[i].v = elem_data + 2 * i;
+  }
+  for (int s = 0; s < 2; s++) {
+    nelems = sizes[s];
+    long reps = 16000 / nelems * 2 * scale;
+    double t[7];
+    for (int r = 0; r < 7; r++) {
+      double t0 = bench_now();
+      for (long k = 0; k < reps; k++)
+        op_members(k);
+      t[r] = (bench_now() - t0) / (double)(reps * nelems);
+    }
+    char name[64];
+    snprintf(name, sizeof name, "members_%ld", nelems);
+    bench_print(name, bench_median(t, 7) * 1e9, "ns");
+  }
+  free(elems);
+  free(elem_data);
+  return 0;
+}
+
 static void *launcher(void *arg) {
   long n = (long)(intptr_t)arg;
   int v = 0;
@@ -272,6 +321,7 @@ static const struct {
 } groups[] = {
     {"launch", group_launch},       {"launch_busy", group_launch_busy},
     {"enter_exit", group_enter_exit}, {"update", group_update},
+    {"members", group_members},
     {"threads8", group_threads8},   {"bandwidth", group_bandwidth},
     {"stress", group_stress},       {"idle_cpu", group_idle_cpu},
 };

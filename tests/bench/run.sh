@@ -166,6 +166,15 @@ row_update() {
   interleave update "$slow_runs"
 }
 
+row_members() {
+  new_group
+  have_clang14 || { skip "struct array with a mapper" "$why"; return; }
+  for n in 1000 16000; do
+    describe members_$n time "enter+exit of $n structs, mapper, per struct (ns)"
+  done
+  interleave members "$slow_runs"
+}
+
 row_stress() {
   new_group
   have_clang14 || { skip "stress" "$why"; return; }
@@ -344,7 +353,7 @@ fi
 
 # BENCH_ROWS: the row groups to run, by the names of their row_ functions
 # (default all): BENCH_ROWS="launch threads8 idle_cpu" make bench.
-all_groups="launch clang22 threads8 enter_exit update stress bandwidth process idle_cpu translate check"
+all_groups="launch clang22 threads8 enter_exit update members stress bandwidth process idle_cpu translate check"
 for g in ${BENCH_ROWS:-$all_groups}; do
   case " $all_groups " in
     *" $g "*) "row_$g" ;;

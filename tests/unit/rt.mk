@@ -26,7 +26,8 @@ obs_test_sources = src/runtime/observe.c src/runtime/observers.c \
 	src/runtime/summary.c src/runtime/ompt.c src/runtime/check.c \
 	src/runtime/check_race.c src/runtime/check_ompt.c src/runtime/check_data.c src/runtime/check_slack.c \
 	src/runtime/check_hostptr.c src/runtime/check_report.c \
-	src/runtime/check_util.c src/runtime/check_lock.c src/runtime/check_blocks.c \
+	src/runtime/check_util.c src/runtime/check_uses.c src/runtime/check_lock.c \
+	src/runtime/check_blocks.c \
 	src/runtime/check_heap.c src/runtime/check_kernel_place.c \
 	src/runtime/check_extend.c
 
@@ -116,7 +117,8 @@ tests_unit_test_observe_LDADD = $(data_test_ldadd)
 tests_unit_test_check_SOURCES = tests/unit/test_check.c $(data_test_sources) \
 	src/runtime/check.c src/runtime/check_race.c src/runtime/check_ompt.c src/runtime/check_data.c src/runtime/check_slack.c \
 	src/runtime/check_hostptr.c src/runtime/check_report.c \
-	src/runtime/check_util.c src/runtime/check_lock.c src/runtime/check_blocks.c \
+	src/runtime/check_util.c src/runtime/check_uses.c src/runtime/check_lock.c \
+	src/runtime/check_blocks.c \
 	src/runtime/check_heap.c src/runtime/check_kernel_place.c \
 	src/runtime/check_extend.c
 tests_unit_test_check_CPPFLAGS = $(data_test_cppflags)

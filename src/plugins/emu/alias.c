@@ -35,6 +35,15 @@ struct alias {
 
 static struct alias *slots; /* ALIAS_SLOTS, from the reservation's start */
 static size_t nslots;
+/* The slots by host pointer (a struct array's thousands of pointers ask
+ * one after another): open addressing over slot numbers + 1, 0 empty. */
+#define BY_HOST (2 * ALIAS_SLOTS)
+static uint32_t *by_host;
+static int full_told; /* the table filled up: said once */
+
+static size_t host_hash(uintptr_t host) {
+  return (size_t)((uint64_t)host * 0x9e3779b97f4a7c15u >> 20) % BY_HOST;
+}
 static int state; /* 0 not tried, 1 ready, -1 failed */
 static pthread_mutex_t alias_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -75,7 +84,12 @@ static int alias_init(void) {
     return -1;
   }
   slots = calloc(ALIAS_SLOTS, sizeof *slots);
-  if (!slots) {
+  by_host = calloc(BY_HOST, sizeof *by_host);
+  if (!slots || !by_host) {
+    free(slots);
+    free(by_host);
+    slots = NULL;
+    by_host = NULL;
     munmap(m, EMU_ALIAS_SIZE);
     ompemu_error("emu", "out of host memory for the host-pointer aliases");
     return -1;
@@ -94,19 +108,28 @@ EMU_EXPORT void *__tgt_rtl_ompemu_host_alias(int32_t id, void *host_ptr,
   pthread_mutex_lock(&alias_lock);
   void *r = NULL;
   if (alias_init() == 0) {
-    for (size_t i = 0; i < nslots && !r; i++)
+    size_t j = host_hash(host);
+    for (; by_host[j] && !r; j = (j + 1) % BY_HOST) {
+      size_t i = by_host[j] - 1;
       if (slots[i].host == host && strncmp(slots[i].desc, desc,
                                            ALIAS_DESC - 1) == 0)
         r = (void *)alias_of(i, host);
+    }
     if (!r && nslots < ALIAS_SLOTS) {
       slots[nslots].host = host;
       snprintf(slots[nslots].desc, ALIAS_DESC, "%s", desc);
       r = (void *)alias_of(nslots, host);
+      by_host[j] = (uint32_t)nslots + 1; /* J: the empty slot the probe ended at */
       __atomic_store_n(&nslots, nslots + 1, __ATOMIC_RELEASE);
-    } else if (!r) {
+    } else if (!r && !full_told) {
+      /* Once: a program with more distinct host pointers in mapped data
+       * would otherwise print a line per pointer per copy. */
+      full_told = 1;
       ompemu_warning("emu", "all %lu host-pointer aliases are in use: host "
-                     "pointer " OMPEMU_PTR " (%s) stays as it is",
-                     (unsigned long)ALIAS_SLOTS, OMPEMU_P(host), desc);
+                     "pointer " OMPEMU_PTR " (%s) and the further ones stay "
+                     "as they are (device code that follows them is not "
+                     "reported)", (unsigned long)ALIAS_SLOTS, OMPEMU_P(host),
+                     desc);
     }
   }
   pthread_mutex_unlock(&alias_lock);
@@ -123,6 +146,8 @@ void emu_alias_release(void) {
     fault_register_alias(0, 0, NULL);
     munmap((void *)EMU_ALIAS_BASE, EMU_ALIAS_SIZE);
     free(slots);
+    free(by_host);
+    by_host = NULL;
     slots = NULL;
     nslots = 0;
   }
