@@ -76,8 +76,35 @@ static int anchored(uintptr_t lo, uintptr_t hi) {
   return alias_hi && alias_lo < hi && alias_hi >= lo;
 }
 
+static void anchor(uintptr_t code) {
+  for (int i = 0; i < nanchors; i++)
+    if ((anchors[i] >> 24) == (code >> 24))
+      return;
+  if (nanchors < MAX_ANCHORS)
+    anchors[nanchors++] = code;
+}
+
+/* The device code every loaded image put in the address space: its first
+ * entry anchors the image's mappings (and the plugin's reservation around
+ * them) as device memory from the start, before any kernel runs (words of
+ * a program's data that happen to equal such an address are no host
+ * pointers).  The loaded lists only grow (newest first) until exit. */
+static void anchor_images(void) {
+  for (int32_t id = 0; id < rt_num_devices(); id++) {
+    struct rt_device *d = rt_device_get(id);
+    for (struct rt_loaded *x = d ? __atomic_load_n(&d->loaded,
+                                                   __ATOMIC_ACQUIRE)
+                                 : NULL;
+         x; x = x->next)
+      if (x->table && x->table->EntriesBegin < x->table->EntriesEnd &&
+          x->table->EntriesBegin->addr)
+        anchor((uintptr_t)x->table->EntriesBegin->addr);
+  }
+}
+
 /* Read /proc/self/maps into VMAS. */
 static void load(void) {
+  anchor_images();
   int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return;
@@ -399,13 +426,8 @@ void hostptr_after_copy_from(uintptr_t hst, uintptr_t size) {
 }
 
 void hostptr_kernel_args(struct obs_event *e, const char *where) {
-  if (e->entry && nanchors < MAX_ANCHORS) {
-    int seen = 0;
-    for (int i = 0; i < nanchors && !seen; i++)
-      seen = (anchors[i] >> 24) == ((uintptr_t)e->entry >> 24);
-    if (!seen)
-      anchors[nanchors++] = (uintptr_t)e->entry;
-  }
+  if (e->entry)
+    anchor((uintptr_t)e->entry);
   if (rt_usm() || !e->args)
     return;
   for (int32_t k = 0; k < e->nargs; k++) {
