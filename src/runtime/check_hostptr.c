@@ -55,6 +55,7 @@ struct vma {
 
 static struct vma *vmas;
 static size_t nvmas;
+static size_t heap_vma = SIZE_MAX; /* the one ending at the program break */
 static int loaded, rebuilt_this_region;
 static uintptr_t anchors[MAX_ANCHORS]; /* code addresses: kernel entries */
 static int nanchors;
@@ -179,6 +180,28 @@ static void load(void) {
   vmas = v;
   nvmas = k;
   loaded = 1;
+  uintptr_t brk = (uintptr_t)sbrk(0);
+  heap_vma = SIZE_MAX;
+  for (size_t i = 0; i < k; i++)
+    if (v[i].lo < brk && brk <= v[i].hi && v[i].host_data)
+      heap_vma = i;
+}
+
+/* X lies where the heap has grown since the snapshot (between its end
+ * then and the program break now, before the next mapping): the heap's
+ * mapping reaches there now, with no new look at the address space (a
+ * program that maps a fresh malloc'ed block in every construct would
+ * have it read every construct). */
+static const struct vma *heap_grown(uintptr_t x) {
+  if (heap_vma >= nvmas || x < vmas[heap_vma].hi)
+    return NULL;
+  uintptr_t brk = (uintptr_t)sbrk(0);
+  if (heap_vma + 1 < nvmas && brk > vmas[heap_vma + 1].lo)
+    return NULL;
+  if (x >= brk)
+    return NULL;
+  vmas[heap_vma].hi = (brk + 4095) & ~(uintptr_t)4095; /* pages */
+  return &vmas[heap_vma];
 }
 
 static const struct vma *find_vma(uintptr_t x) {
@@ -226,9 +249,16 @@ static int host_kind(uintptr_t x) {
   if (!loaded)
     load();
   const struct vma *m = find_vma(x);
+  if (!m)
+    m = heap_grown(x);
+  /* New host memory appears in the mmap area, or at the heap's end
+   * (heap_grown; a look only when the snapshot had no heap): not in the
+   * gaps below the break (a struct's padding beside an int often reads as
+   * such an address, and would make every construct look again). */
   if (!m && !rebuilt_this_region &&
-      (x >= MMAP_AREA || (x < (uintptr_t)sbrk(0) && nvmas &&
-                          x >= vmas[0].lo))) {
+      (x >= MMAP_AREA ||
+       (heap_vma == SIZE_MAX && x < (uintptr_t)sbrk(0) && nvmas &&
+        x >= vmas[0].lo))) {
     rebuilt_this_region = 1;
     load();
     m = find_vma(x);
