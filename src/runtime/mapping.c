@@ -248,6 +248,8 @@ struct map_shadow *map_shadow_add(struct map_entry *e, uintptr_t hst_addr) {
 
 void map_shadow_erase_run(struct map_table *t, struct map_entry *e, int i,
                           int n) {
+  if (n <= 0)
+    return;
   for (int k = i; k < i + n; k++) {
     struct map_shadow *s = &e->shadows[k];
     struct map_entry *pe = s->hst_obj ? map_find(t, s->hst_obj) : NULL;
