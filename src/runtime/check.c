@@ -54,6 +54,7 @@ static void thread_gone(void *arg) {
   t->deferred.n = t->deferred.cap = 0;
   if (t->spare) {
     free(t->spare->uses);
+    check_region_uses_free(t->spare);
     free(t->spare);
     t->spare = NULL;
   }
@@ -168,9 +169,13 @@ static void region_begin(struct cthread *t, struct obs_event *e) {
   if (r) {
     struct cuse *uses = r->uses;
     int cap = r->capuses;
+    struct crange *copies = r->copies;
+    int capcopies = r->capcopies;
     check_zero(r, sizeof *r);
     r->uses = uses;
     r->capuses = cap;
+    r->copies = copies; /* kept too: most constructs copy back */
+    r->capcopies = capcopies;
   } else if (!(r = calloc(1, sizeof *r))) {
     return;
   }
@@ -384,10 +389,11 @@ static void region_end(struct cthread *t) {
       free(r->slack);
     r->slack = NULL;
     r->nslack = 0;
-    if (r->uindex || r->copies || r->by_tgt)
+    if (r->uindex || r->by_tgt)
       check_region_uses_free(r);
     if (t->spare) {
       free(t->spare->uses);
+      check_region_uses_free(t->spare);
       free(t->spare);
     }
     keeps(t);

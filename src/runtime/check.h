@@ -381,7 +381,9 @@ struct cregion {
 
 /* check_uses.c: record that R used [HST, HST+SIZE) at TGT; the entry, or
  * NULL.  R copied [HST, HST+SIZE) back to the host; whether a copy back of
- * R overlaps use U; what R's uses keep besides the array, freed. */
+ * R overlaps use U; what R keeps besides its uses' array (their index, its
+ * copies back), freed (a record reused for the thread's next construct
+ * keeps both arrays: check.c). */
 RT_HIDDEN struct cuse *check_region_use(struct cregion *r, uintptr_t hst,
                                         uintptr_t size, uintptr_t tgt,
                                         const char *var, int64_t maptype);
