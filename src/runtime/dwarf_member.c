@@ -599,7 +599,7 @@ static int name_in(const struct unit *u, const struct die *d,
     if (esize && dm.n <= 1) {
       append(out, len, in->fortran ? "(%s%lld)" : "[%s%lld]", NULL,
              (long long)(lo + (int64_t)(off / esize)));
-      struct die el;
+      struct die el = {0};
       struct unit eo = {0};
       const struct unit *ein;
       /* An element with parts is walked; a pointer or a scalar is the
