@@ -224,16 +224,9 @@ const char *check_where(const ident_t *loc) {
  * "__omp_offloading_DEV_FILEID_FUNC_lN": FUNC, a symbol of the object the
  * launch came from), into FILE: 1, or 0. */
 static int unit_file(const char *name, char *file, size_t len) {
-  const char *l = strrchr(name, '_'), *fn = name;
-  if (!l || strncmp(fn, "__omp_offloading_", 17))
-    return 0;
-  const char *p = strchr(fn + 17, '_');
-  p = p ? strchr(p + 1, '_') : NULL;
-  if (!p || p + 1 >= l)
-    return 0;
   char sym[256];
-  snprintf(sym, sizeof sym, "%.*s", (int)(l - p - 1), p + 1);
-  return callsite_symbol_file(rt_construct_ra, sym, file, len);
+  return rt_kernel_unit(name, sym, sizeof sym) &&
+         callsite_symbol_file(rt_construct_ra, sym, file, len);
 }
 
 /* "file:N" (the launch's file, while a door set rt_construct_ra) or "line

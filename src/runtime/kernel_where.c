@@ -70,19 +70,25 @@ long rt_kernel_line(const char *name) {
   return *end ? 0 : line;
 }
 
-const char *rt_kernel_where(const char *name, char *buf, size_t len) {
-  long line = rt_kernel_line(name);
-  if (!line)
+const char *rt_kernel_unit(const char *name, char *buf, size_t len) {
+  const char *l = name ? strrchr(name, '_') : NULL, *fn = name;
+  if (!l)
     return NULL;
-  const char *l = strrchr(name, '_'), *fn = name;
   /* skip "__omp_offloading_DEV_FILEID_" when it is there */
   if (!strncmp(fn, "__omp_offloading_", 17)) {
     const char *p = strchr(fn + 17, '_');
     p = p ? strchr(p + 1, '_') : NULL;
     fn = p && p + 1 < l ? p + 1 : name;
   }
+  snprintf(buf, len, "%.*s", (int)(l - fn), fn);
+  return buf;
+}
+
+const char *rt_kernel_where(const char *name, char *buf, size_t len) {
+  long line = rt_kernel_line(name);
   char f[256], src[256];
-  snprintf(f, sizeof f, "%.*s", (int)(l - fn), fn);
+  if (!line || !rt_kernel_unit(name, f, sizeof f))
+    return NULL;
   snprintf(buf, len, "line %ld of %s", line,
            check_source_name(f, src, sizeof src));
   return buf;

@@ -210,6 +210,9 @@ RT_HIDDEN void rt_dump_tables(ident_t *loc);
 /* The line in an offload entry name ("..._l42": 42), 0 if none. */
 RT_HIDDEN long rt_kernel_line(const char *name);
 RT_HIDDEN const char *rt_kernel_where(const char *name, char *buf, size_t len);
+/* The function (FUNC, as the symbol) of offload entry NAME into BUF, or
+ * NULL when NAME has no "_l" part. */
+RT_HIDDEN const char *rt_kernel_unit(const char *name, char *buf, size_t len);
 RT_HIDDEN const char *check_source_name(const char *sym, char *buf,
                                         size_t len);
 
