@@ -535,19 +535,27 @@ static int walk(const struct unit *u, uint64_t type, uint64_t off, char *out,
  * section or element of it ("v[lo:len]", "v[lo]", "v(lo:hi)"), with its
  * lower bound in *LO when that is a literal (else *HAS_LO 0).  0 when
  * EXPR is neither a name nor such a section. */
-static int parse_expr(const char *expr, char *name, size_t len, int *section,
-                      int64_t *lo, int *has_lo) {
-  const char *p = expr;
+/* The variable's name EXPR starts with into NAME: its length, 0 when EXPR
+ * does not start with a name (or it does not fit). */
+static size_t leading_name(const char *expr, char *name, size_t len) {
   size_t n = 0;
-  if (!isalpha((unsigned char)*p) && *p != '_')
+  if (!isalpha((unsigned char)*expr) && *expr != '_')
     return 0;
-  while (isalnum((unsigned char)p[n]) || p[n] == '_')
+  while (isalnum((unsigned char)expr[n]) || expr[n] == '_')
     n++;
   if (n >= len)
     return 0;
-  memcpy(name, p, n);
+  memcpy(name, expr, n);
   name[n] = 0;
-  p += n;
+  return n;
+}
+
+static int parse_expr(const char *expr, char *name, size_t len, int *section,
+                      int64_t *lo, int *has_lo) {
+  size_t n = leading_name(expr, name, len);
+  if (!n)
+    return 0;
+  const char *p = expr + n;
   *section = 0;
   *has_lo = 0;
   if (!*p)
@@ -760,10 +768,12 @@ int dw_member_name(const char *path, const char *expr, unsigned line,
   return found;
 }
 
-int dw_array_units(const char *path, const char *name, unsigned line,
+int dw_array_units(const char *path, const char *expr, unsigned line,
                    int64_t *unit, int n) {
   int found = 0;
-  if (!path || !name || n < 1 || n > MAX_DIMS)
+  char name[128];
+  size_t k = expr ? leading_name(expr, name, sizeof name) : 0;
+  if (!path || !k || expr[k] != '[' || n < 1 || n > MAX_DIMS)
     return 0;
   pthread_mutex_lock(&lock);
   struct decls *x = decls_of(path, name, name, line);

@@ -23,12 +23,13 @@ RT_HIDDEN int dw_member_name(const char *path, const char *expr,
                              size_t outlen);
 
 /* The byte size of one element of each of the N dimensions of the C
- * array NAME declared at LINE (0: any), outermost first ("int m[8][4]":
- * 16, 4), from the ELF file PATH: what a non-contiguous update's
- * descriptors leave out (their strides fold in the section's step).  1
- * with UNIT filled; 0 when not known (no debug information, not an array
- * of N dimensions, declarations that disagree). */
-RT_HIDDEN int dw_array_units(const char *path, const char *name,
+ * array whose section EXPR is ("m[1:2:3][0:2:2]", of m declared at LINE,
+ * 0: any), outermost first ("int m[8][4]": 16, 4), from the ELF file PATH:
+ * what a non-contiguous update's descriptors leave out (their strides
+ * fold in the section's step).  1 with UNIT filled; 0 when not known (no
+ * debug information, not an array of N dimensions, declarations that
+ * disagree). */
+RT_HIDDEN int dw_array_units(const char *path, const char *expr,
                              unsigned line, int64_t *unit, int n);
 
 #endif

@@ -12,7 +12,6 @@
 #include "observe.h"
 #include "trace.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,20 +93,12 @@ static int walk_dims(struct rt_op *op, uintptr_t base,
  * NAME ("m[1:2:3][0:2:2]") refers to, from the debug information of the
  * object the name is in: into UNIT (N dimensions); 0 when unknown. */
 static int array_units(const char *name, int64_t *unit, int n) {
-  char expr[256], var[128], ln[32], path[1024];
-  size_t k = 0;
-  if (!map_name_expr(name, expr, sizeof expr))
-    return 0;
-  while (k + 1 < sizeof var && (isalnum((unsigned char)expr[k]) ||
-                                expr[k] == '_')) {
-    var[k] = expr[k];
-    k++;
-  }
-  var[k] = 0;
-  if (!k || expr[k] != '[' || !callsite_object(name, path, sizeof path))
+  char expr[256], ln[32], path[1024];
+  if (!map_name_expr(name, expr, sizeof expr) ||
+      !callsite_object(name, path, sizeof path))
     return 0;
   unsigned line = loc_field(name, 2, ln, sizeof ln) ? (unsigned)atoi(ln) : 0;
-  return dw_array_units(path, var, line, unit, n);
+  return dw_array_units(path, expr, line, unit, n);
 }
 
 /* A NON_CONTIG argument: NDIMS descriptors, outermost first, the last one

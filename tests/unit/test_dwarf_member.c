@@ -107,16 +107,18 @@ static void test_no_name(void **state) {
 static void test_array_units(void **state) {
   (void)state;
   int64_t u[3] = {0};
-  assert_int_equal(dw_array_units(self(), "g_mat", (unsigned)g_mat_line, u, 3),
-                   1);
+  assert_int_equal(dw_array_units(self(), "g_mat[0:8][0:4][0:2]",
+                                  (unsigned)g_mat_line, u, 3), 1);
   assert_int_equal(u[0], (int64_t)sizeof g_mat[0]);
   assert_int_equal(u[1], (int64_t)sizeof g_mat[0][0]);
   assert_int_equal(u[2], (int64_t)sizeof(double));
   /* Not an array of that many dimensions, not an array, no such line. */
-  assert_int_equal(dw_array_units(self(), "g_mat", 0, u, 2), 0);
-  assert_int_equal(dw_array_units(self(), "g_twice", 0, u, 1), 0);
-  assert_int_equal(dw_array_units(self(), "g_mat", (unsigned)g_mat_line + 1,
-                                  u, 3), 0);
+  assert_int_equal(dw_array_units(self(), "g_mat[0:8][0:4]", 0, u, 2), 0);
+  assert_int_equal(dw_array_units(self(), "g_twice[0:1]", 0, u, 1), 0);
+  assert_int_equal(dw_array_units(self(), "g_mat[1:2]",
+                                  (unsigned)g_mat_line + 1, u, 3), 0);
+  /* Not a section. */
+  assert_int_equal(dw_array_units(self(), "g_mat", 0, u, 3), 0);
   (void)g_mat[0][0][0];
 }
 
