@@ -332,6 +332,11 @@ struct crange {
   uintptr_t lo, hi;
 };
 
+struct use_at { /* a use's device address and its index in the uses */
+  uintptr_t tgt;
+  int idx;
+};
+
 struct cuse { /* a mapping a construct used */
   uintptr_t hst, size, tgt;
   const char *var;
@@ -354,7 +359,8 @@ struct cregion {
   int *uindex, uindex_cap; /* uses by key, once they are many (check_uses.c) */
   struct crange *copies;   /* its copies back, host ranges */
   int ncopies, capcopies, copies_sorted;
-  int *by_tgt, by_tgt_n;   /* uses by device address, once many */
+  struct use_at *by_tgt;   /* uses by device address, once many */
+  int by_tgt_n;
   /* races (check_race.c) */
   int in_batch;         /* held with other nowait regions */
   int tracked;          /* its kernel's writes are measured */
@@ -391,10 +397,10 @@ RT_HIDDEN void check_region_copied(struct cregion *r, uintptr_t hst,
                                    uintptr_t size);
 RT_HIDDEN int check_use_copied_from(struct cregion *r, const struct cuse *u);
 /* The uses of R whose device address lies in [LO, HI): their number, with
- * their indices in *IDX (by address); -1 when R has few uses, which the
+ * their indices in *AT (by address); -1 when R has few uses, which the
  * caller walks instead. */
 RT_HIDDEN int check_uses_in(struct cregion *r, uintptr_t lo, uintptr_t hi,
-                            const int **idx);
+                            const struct use_at **at);
 RT_HIDDEN void check_region_uses_free(struct cregion *r);
 
 /* ---- the concerns (each file's entry points, called by check.c) ---- */

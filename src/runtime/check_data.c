@@ -154,10 +154,10 @@ void data_before_free(struct cregion *r, struct cblock *b) {
    * copy away on purpose, and so does an implicit `to` (defaultmap(to):
    * the program's stated choice for every variable of the category). */
   const struct cuse *by = NULL;
-  const int *ix;
+  const struct use_at *ix;
   int n = check_uses_in(r, b->tgt, b->tgt + b->size, &ix);
   for (int k = 0; k < (n < 0 ? r->nuses : n); k++) {
-    const struct cuse *u = &r->uses[n < 0 ? k : ix[k]];
+    const struct cuse *u = &r->uses[n < 0 ? k : ix[k].idx];
     if (u->tgt >= b->tgt && u->tgt < b->tgt + b->size && (!by || u > by))
       by = u; /* the last to come */
   }
@@ -392,10 +392,10 @@ static void use_after_free(struct cregion *r, const struct obs_event *e,
  * said the kernel uses B's device copy as storage only. */
 static int alloc_only(struct cregion *r, const struct cblock *b) {
   int n = 0;
-  const int *ix;
+  const struct use_at *ix;
   int m = check_uses_in(r, b->tgt, b->tgt + b->size, &ix);
   for (int k = 0; k < (m < 0 ? r->nuses : m); k++) {
-    const struct cuse *u = &r->uses[m < 0 ? k : ix[k]];
+    const struct cuse *u = &r->uses[m < 0 ? k : ix[k].idx];
     if (u->tgt < b->tgt || u->tgt >= b->tgt + b->size)
       continue;
     if (u->maptype & (OMP_TGT_MAPTYPE_TO | OMP_TGT_MAPTYPE_FROM |

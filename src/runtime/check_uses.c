@@ -145,42 +145,39 @@ int check_use_copied_from(struct cregion *r, const struct cuse *u) {
   return lo > 0 && r->copies[lo - 1].hi > u->hst;
 }
 
-/* R's uses by device address (ties in the order they came): their
- * indices, into R->by_tgt. */
-static const struct cregion *sorting;
+/* Uses by device address, ties in the order they came. */
 static int by_tgt(const void *a, const void *b) {
-  int i = *(const int *)a, j = *(const int *)b;
-  uintptr_t x = sorting->uses[i].tgt, y = sorting->uses[j].tgt;
-  return x != y ? (x > y) - (x < y) : (i > j) - (i < j);
+  const struct use_at *x = a, *y = b;
+  return x->tgt != y->tgt ? (x->tgt > y->tgt) - (x->tgt < y->tgt)
+                          : (x->idx > y->idx) - (x->idx < y->idx);
 }
 
 int check_uses_in(struct cregion *r, uintptr_t lo, uintptr_t hi,
-                  const int **idx) {
+                  const struct use_at **at) {
   if (r->nuses <= INDEX_MIN)
     return -1;
   if (r->by_tgt_n != r->nuses) {
-    int *ix = realloc(r->by_tgt, (size_t)r->nuses * sizeof *ix);
-    if (!ix)
+    struct use_at *v = realloc(r->by_tgt, (size_t)r->nuses * sizeof *v);
+    if (!v)
       return -1;
-    r->by_tgt = ix;
+    r->by_tgt = v;
     r->by_tgt_n = r->nuses;
     for (int i = 0; i < r->nuses; i++)
-      ix[i] = i;
-    sorting = r; /* under check_lock */
-    qsort(ix, (size_t)r->nuses, sizeof *ix, by_tgt);
+      v[i] = (struct use_at){r->uses[i].tgt, i};
+    qsort(v, (size_t)r->nuses, sizeof *v, by_tgt);
   }
   int a = 0, b = r->nuses;
   while (a < b) {
     int mid = a + (b - a) / 2;
-    if (r->uses[r->by_tgt[mid]].tgt < lo)
+    if (r->by_tgt[mid].tgt < lo)
       a = mid + 1;
     else
       b = mid;
   }
   int n = 0;
-  while (a + n < r->nuses && r->uses[r->by_tgt[a + n]].tgt < hi)
+  while (a + n < r->nuses && r->by_tgt[a + n].tgt < hi)
     n++;
-  *idx = r->by_tgt + a;
+  *at = r->by_tgt + a;
   return n;
 }
 
