@@ -274,7 +274,7 @@ static void copy_to(struct cthread *t, int32_t dev, uintptr_t hst,
   if (note && check_cfg.check)
     check_dev_note(dev, (const void *)hst, size, clean);
   if (check_cfg.check)
-    hostptr_after_copy_to(b, tgt, hst, size,
+    hostptr_after_copy_to(b, tgt, hst, size, var,
                           r ? r->where : "omp_target_memcpy", clean);
   if (check_cfg.report)
     report_copy_to(r, b, hst, size, var, hash ? &h : NULL);
@@ -507,7 +507,7 @@ static void on_map(struct cthread *t, const struct obs_event *e) {
   struct cuse *u = check_region_use(r, e->hst, (uintptr_t)e->size, e->tgt,
                                     var, e->maptype);
   if (e->decision == OBS_MAP_EXISTS && b && b->tgt == e->tgt)
-    check_name_adopt(b, e->var);
+    check_name_adopt(b, e->var, (uintptr_t)e->size);
   if (e->decision == OBS_MAP_EXISTS && check_cfg.check)
     data_map_exists(r, b, e);
   if (u && e->decision == OBS_MAP_DECREMENT &&

@@ -222,13 +222,16 @@ RT_HIDDEN void check_finding(const char *fmt, ...)
 RT_HIDDEN unsigned long check_findings(unsigned long *repeats);
 /* A copy of S that lives until exit (the same copy for the same S). */
 RT_HIDDEN const char *check_intern(const char *s);
-/* Names for data flang maps without one ("unknown": an allocatable's or
- * a pointer component's data, under its descriptor): B takes VAR, the name
- * of a later entry of the same mapping (`s%acc` after the "unknown" entry
- * that made a derived type's descriptor), if B's name is none; the
+/* Names for data mapped without one (flang's "unknown": an allocatable's
+ * or a pointer component's data, under its descriptor; clang's implicit
+ * `this`): B takes VAR, the name of a later entry of SIZE bytes at its
+ * start (`s%acc` after the "unknown" entry that made a derived type's
+ * descriptor), if B's name is none, or the name of the variable VAR is a
+ * member of (`*this` for `this->d`) when the entry is shorter; the
  * POINTEE of a pointer the runtime attached in HOLDER takes HOLDER's name
  * (the descriptor's: `u`, `s%acc`) if it has none. */
-RT_HIDDEN void check_name_adopt(struct cblock *b, const char *var);
+RT_HIDDEN void check_name_adopt(struct cblock *b, const char *var,
+                                uintptr_t size);
 /* VAR is a map name with an expression (not flang's "unknown"). */
 RT_HIDDEN int check_named(const char *var);
 RT_HIDDEN void check_name_pointee(const struct cblock *holder,
@@ -414,7 +417,8 @@ RT_HIDDEN void check_region_uses_free(struct cregion *r);
  * known to hold no word in the range above (check_pass). */
 RT_HIDDEN void hostptr_after_copy_to(struct cblock *b, uintptr_t tgt,
                                      uintptr_t hst, uintptr_t size,
-                                     const char *where, uintptr_t clean);
+                                     const char *var, const char *where,
+                                     uintptr_t clean);
 RT_HIDDEN void hostptr_after_copy_from(uintptr_t hst, uintptr_t size);
 RT_HIDDEN void hostptr_kernel_args(struct obs_event *e, const char *where);
 /* check_kernel_place.c: kernel ENTRY was launched by the construct at

@@ -391,10 +391,16 @@ static const char *part_words(const char *var, uintptr_t off, char *buf,
 }
 
 void hostptr_after_copy_to(struct cblock *b, uintptr_t tgt, uintptr_t hst,
-                           uintptr_t size, const char *where,
+                           uintptr_t size, const char *var, const char *where,
                            uintptr_t clean) {
   if (!b || rt_usm() || size <= clean || size - clean < WORD)
     return;
+  /* A copy of one pointer of its own (a member's entry: `this->d`, `s.p`)
+   * is named by its entry. */
+  char own[96];
+  if (size != WORD || hst % WORD || !check_named(var) ||
+      !map_name_expr(var, own, sizeof own))
+    own[0] = 0;
   tgt += clean;
   hst += clean;
   size -= clean;
@@ -415,7 +421,10 @@ void hostptr_after_copy_to(struct cblock *b, uintptr_t tgt, uintptr_t hst,
       code_words(v, fn, sizeof fn);
     uintptr_t off = slot - b->tgt;
     check_var_short(b->var, b->hst, b->size, var, sizeof var);
-    part_words(b->var, (uintptr_t)off, part, sizeof part);
+    if (own[0])
+      snprintf(part, sizeof part, " %s", own);
+    else
+      part_words(b->var, (uintptr_t)off, part, sizeof part);
     /* A struct's block mapped alloc got this word from a member's entry
      * (clang 14 to 19 lower `map(to: s) map(tofrom: s.p[0:n])` so): the
      * block's own map type would mislead. */

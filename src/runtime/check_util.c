@@ -169,9 +169,48 @@ int check_named(const char *var) {
   return var && var[0] == ';' && map_name_expr(var, expr, sizeof expr);
 }
 
-void check_name_adopt(struct cblock *b, const char *var) {
-  if (b && b->kind == CB_MAPPED && !check_named(b->var) && check_named(var))
-    b->var = check_intern(var);
+/* The map name of the variable of which map name VAR names a member,
+ * interned: clang's ";s.a;f.c;9;3;;" gives ";s;f.c;9;3;;" and
+ * ";this->d;..." ";*this;..."; flang's ";f.f90;t%v;..." ";f.f90;t;...".
+ * NULL when VAR's expression is no member access. */
+static const char *parent_name(const char *var) {
+  char expr[256], out[512];
+  int field = 1 - map_name_file_field(var);
+  if (!loc_field(var, field, expr, sizeof expr) ||
+      strlen(expr) + 1 >= sizeof expr)
+    return NULL;
+  size_t cut = 0, skip = 0;
+  int depth = 0;
+  for (size_t i = 0; expr[i]; i++) {
+    char c = expr[i];
+    if (c == '[' || c == '(')
+      depth++;
+    else if ((c == ']' || c == ')') && depth > 0)
+      depth--;
+    else if (!depth && (c == '.' || c == '%'))
+      cut = i, skip = 1;
+    else if (!depth && c == '-' && expr[i + 1] == '>')
+      cut = i, skip = 2;
+  }
+  if (!cut)
+    return NULL;
+  /* The fields before the expression, the parent, the fields after it. */
+  const char *start = var + 1;
+  for (int i = 0; i < field; i++)
+    start = strchr(start, ';') + 1;
+  const char *rest = strchr(start, ';');
+  int n = snprintf(out, sizeof out, "%.*s%s%.*s%s", (int)(start - var), var,
+                   skip == 2 ? "*" : "", (int)cut, expr, rest ? rest : "");
+  return n > 0 && (size_t)n < sizeof out ? check_intern(out) : NULL;
+}
+
+void check_name_adopt(struct cblock *b, const char *var, uintptr_t size) {
+  if (!b || b->kind != CB_MAPPED || check_named(b->var) || !check_named(var))
+    return;
+  /* A member's entry at the start of its struct's unnamed block (clang's
+   * implicit `this`): the block is the struct, not the member. */
+  const char *parent = size < b->size ? parent_name(var) : NULL;
+  b->var = parent ? parent : check_intern(var);
 }
 
 void check_name_pointee(const struct cblock *holder, struct cblock *pointee) {

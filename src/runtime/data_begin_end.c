@@ -43,6 +43,13 @@ struct tpr {
 /* Copy [BEGIN, BEGIN+SIZE) to TGT inside E, which the caller made busy,
  * without the map lock (held on entry and on return), then re-write E's
  * attached pointers in that range.  0 / -1 (reported). */
+/* The name a copy of entry I's bytes goes by: I's own when it has an
+ * expression (a member's `this->d`, `s%acc`), else its mapping's. */
+static const char *copy_name(const char *name, const struct map_entry *e) {
+  char nm[8];
+  return map_name_expr(name, nm, sizeof nm) || !e->name ? name : e->name;
+}
+
 static int copy_to_unlocked(struct rt_op *op, struct map_entry *e,
                             uintptr_t begin, uintptr_t tgt, int64_t size,
                             const char *name) {
@@ -173,7 +180,7 @@ static int get_target_pointer(struct rt_op *op, struct map_table *t,
     if (to && (r->is_new || always)) {
       e->busy = 1;
       int rc = copy_to_unlocked(op, e, begin, r->tgt, size,
-                                e->name ? e->name : name);
+                                copy_name(name, e));
       map_release(t, e);
       return rc;
     }
@@ -543,7 +550,8 @@ static int end_one(struct rt_op *op, struct map_table *t,
         /* E (not NULL: !is_host) stays, busy, while the lock is dropped. */
         e->busy = 1;
         biaslock_unlock(&op->d->map_lock);
-        int rc = rt_copy_from(op, NULL, begin, tgt, size, e->name);
+        int rc = rt_copy_from(op, NULL, begin, tgt, size,
+                              copy_name(a->names ? a->names[i] : NULL, e));
         biaslock_lock(&op->d->map_lock);
         map_release(t, e);
         if (rc)

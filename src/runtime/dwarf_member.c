@@ -738,9 +738,15 @@ int dw_member_name(const char *path, const char *expr, unsigned line,
   if (!outlen)
     return 0;
   out[0] = 0;
+  /* "*p" (clang's implicit `this`, named so by the checker): the object
+   * P points to, as the section p[0:1]; its parts are named "p->m". */
+  int deref = expr && expr[0] == '*';
   if (!path || !expr ||
-      !parse_expr(expr, name, sizeof name, &section, &lo, &has_lo))
+      !parse_expr(expr + deref, name, sizeof name, &section, &lo, &has_lo) ||
+      (deref && section))
     return 0;
+  if (deref)
+    section = 1, lo = 0, has_lo = 1;
   pthread_mutex_lock(&lock);
   struct decls *x = decls_of(path, expr, name, line);
   for (int i = 0; x && i < x->n; i++) {
@@ -752,6 +758,11 @@ int dw_member_name(const char *path, const char *expr, unsigned line,
              name_in(&u, &d, name, section, lo, has_lo, off, got,
                      sizeof got);
     unit_free(&u);
+    size_t k = strlen(name);
+    if (ok && deref && !strncmp(got + k, "[0].", 4)) { /* "p[0].m": "p->m" */
+      memcpy(got + k, "->", 2);
+      memmove(got + k + 2, got + k + 4, strlen(got + k + 4) + 1);
+    }
     /* Every declaration of that name and line must give the same; a name
      * cut short would name another part. */
     if (!ok || strlen(got) + 1 >= sizeof got || strlen(got) >= outlen ||
