@@ -95,8 +95,14 @@ RT_HIDDEN void rt_index_unlock(void);
 /* Load the plugins once (OMPEMU_PLUGINS or the default list) into
  * rt_state.plugins and size rt_state.devices for all their devices. */
 RT_HIDDEN void rt_load_plugins_locked(void);
-/* Load one plugin by name or path; NULL (with a trace note) if unusable. */
-RT_HIDDEN struct rt_plugin *rt_plugin_open(const char *spec, int own_dir_only);
+/* The exit status of a program none of whose device images can run
+ * (registry.c), as ompemu-run's for a program it refuses. */
+#define RT_EXIT_UNRUNNABLE 125
+
+/* Load one plugin by name or path; NULL if unusable, with the reason in
+ * WHY (WHYLEN bytes) and a trace note. */
+RT_HIDDEN struct rt_plugin *rt_plugin_open(const char *spec, int own_dir_only,
+                                           char *why, size_t whylen);
 /* Forget plugin P (at exit; the library stays loaded). */
 RT_HIDDEN void rt_plugin_free(struct rt_plugin *p);
 /* Whether a plugin of the default list that serves KIND ("nvidia", "amd";

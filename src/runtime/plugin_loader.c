@@ -125,10 +125,12 @@ static const char *lookup_functions(struct rt_plugin *p, void *h) {
   return missing;
 }
 
-struct rt_plugin *rt_plugin_open(const char *spec, int own_dir_only) {
+struct rt_plugin *rt_plugin_open(const char *spec, int own_dir_only,
+                                 char *why, size_t whylen) {
   char path[8192];
   void *h = NULL;
   const char *missing = NULL;
+  snprintf(why, whylen, "out of memory");
   if (strchr(spec, '/')) {
     snprintf(path, sizeof path, "%s", spec);
     h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -143,8 +145,9 @@ struct rt_plugin *rt_plugin_open(const char *spec, int own_dir_only) {
     }
   }
   if (!h) {
-    const char *why = dlerror();
-    RT_TRACE(1, "plugin %s: not loaded (%s)", spec, why ? why : "not found");
+    const char *err = dlerror();
+    snprintf(why, whylen, "%s", err ? err : "not found");
+    RT_TRACE(1, "plugin %s: not loaded (%s)", spec, why);
     return NULL;
   }
   struct rt_plugin *p = calloc(1, sizeof *p);
@@ -171,6 +174,7 @@ struct rt_plugin *rt_plugin_open(const char *spec, int own_dir_only) {
     (void)p->ompemu_runtime(OMPEMU_RT_DETACHES); /* attach.c */
   p->num_devices = p->number_of_devices();
   if (p->num_devices <= 0) {
+    snprintf(why, whylen, "it has no device");
     RT_TRACE(1, "plugin %s (%s): %d devices, skipped", p->name, p->path,
              p->num_devices);
     goto drop;
@@ -180,6 +184,7 @@ struct rt_plugin *rt_plugin_open(const char *spec, int own_dir_only) {
            p->synchronize ? ", async" : "");
   return p;
 refuse:
+  snprintf(why, whylen, "%s lacks %s", p->path, missing);
   RT_TRACE(1, "plugin %s (%s): required symbol %s missing, skipped", p->name,
            p->path, missing);
 drop:
@@ -282,7 +287,8 @@ int rt_plugins_probe(const char *kind) {
     ndeferred--;
     RT_TRACE(1, "probing plugin %s (%s devices)", name,
              kind ? kind : "every kind of");
-    struct rt_plugin *p = rt_plugin_open(name, 1);
+    char why[512];
+    struct rt_plugin *p = rt_plugin_open(name, 1, why, sizeof why);
     if (!p)
       continue;
     if (grow_devices(p->num_devices)) {
@@ -363,7 +369,12 @@ void rt_load_plugins_locked(void) {
       ndeferred++;
       continue;
     }
-    struct rt_plugin *p = rt_plugin_open(tok, optional);
+    char why[512];
+    struct rt_plugin *p = rt_plugin_open(tok, optional, why, sizeof why);
+    /* A plugin the user named (OMPEMU_PLUGINS, without '?') must load. */
+    if (!p && from_env && !optional)
+      ompemu_error("ompemu", "OMPEMU_PLUGINS names plugin %s, which cannot "
+                   "be used: %s", tok, why);
     if (!p)
       continue;
     p->order = order;

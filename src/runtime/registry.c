@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static int rt_exiting; /* shutdown done: registrations are ignored */
 
@@ -303,6 +304,52 @@ static void trace_lib(const struct rt_lib *l) {
                e->size, e->name ? e->name : "(null)");
 }
 
+/* Why no plugin claimed image IMG of L, into WHY. */
+static void unclaimed_why(const struct rt_lib *l, const struct rt_image *img,
+                          char *why, size_t len) {
+  const char *env = getenv("OMPEMU_PLUGINS");
+  const char *kind = image_kind(img);
+  if (!rt_state.plugins && !rt_plugins_deferred(NULL))
+    snprintf(why, len, "no plugin is loaded%s%s%s", env ? " (OMPEMU_PLUGINS="
+             : "", env ? env : "", env ? ")" : "");
+  else if (kind && strcmp(kind, "host"))
+    snprintf(why, len, "its image %d is for %s devices%s%s%s, and no plugin "
+             "with such a device is loaded", img->index, kind,
+             img->arch ? " (" : "", img->arch ? img->arch : "",
+             img->arch ? ")" : "");
+  else
+    snprintf(why, len, "every plugin loaded refused its image %d, which is "
+             "no program for a device it has (`ompemu-dump %s` shows what "
+             "the image holds)", img->index, rt_lib_name(l));
+}
+
+/* L has device images and none of them can run: say so.  Its target
+ * regions would run on the host while the run looks like an offloaded
+ * one, so ompemu stops the program unless the user chose the host
+ * (OMP_TARGET_OFFLOAD=disabled) or mandatory offloading, which fails at
+ * the first construct.  1: stop. */
+static int refuse_unrunnable(const struct rt_lib *l) {
+  if (!l->nimages)
+    return 0;
+  for (int i = 0; i < l->nimages; i++)
+    if (l->images[i].plugin)
+      return 0;
+  const char *policy = getenv("OMP_TARGET_OFFLOAD");
+  if (policy && !strcasecmp(policy, "disabled"))
+    return 0;
+  /* Mandatory: the first construct fails as LLVM's does. */
+  int mandatory = policy && !strcasecmp(policy, "mandatory");
+  char why[1024], stop[200] = "";
+  unclaimed_why(l, &l->images[0], why, sizeof why);
+  if (!mandatory)
+    snprintf(stop, sizeof stop, "; ompemu does not run them on the host "
+             "instead (OMP_TARGET_OFFLOAD=disabled does), so the program "
+             "stops here (exit status %d)", RT_EXIT_UNRUNNABLE);
+  ompemu_error("ompemu", "%s: no device can run its target regions: %s%s",
+               rt_lib_name(l), why, stop);
+  return !mandatory;
+}
+
 int rt_registry_add(__tgt_bin_desc *desc) {
   if (!desc)
     return 0;
@@ -328,6 +375,11 @@ int rt_registry_add(__tgt_bin_desc *desc) {
   trace_lib(l);
   for (int i = 0; i < l->nimages; i++)
     claim_image(l, &l->images[i]);
+  if (refuse_unrunnable(l)) {
+    lib_free(l);
+    rt_state_unlock();
+    exit(RT_EXIT_UNRUNNABLE);
+  }
   /* Device ids are handed out in plugin order to the plugins that claimed
    * an image (LLVM 14: only plugins in use have devices). */
   for (struct rt_plugin *p = rt_state.plugins; p; p = p->next)

@@ -9,11 +9,14 @@ AM_TESTS_ENVIRONMENT += \
 	if test -n '$(OMPEMU_LLVM_CACHE)'; then \
 	  OMPEMU_LLVM_CACHE='$(OMPEMU_LLVM_CACHE)'; export OMPEMU_LLVM_CACHE; fi;
 
-TESTS += tests/tools/run_check.sh tests/tools/dump_compilers.sh
-EXTRA_DIST += tests/tools/run_check.sh tests/tools/dump_compilers.sh
+TESTS += tests/tools/run_check.sh tests/tools/dump_compilers.sh \
+	tests/tools/run_unusable.sh
+EXTRA_DIST += tests/tools/run_check.sh tests/tools/dump_compilers.sh \
+	tests/tools/run_unusable.sh
 clean-local: clean-compilers-tests
 clean-compilers-tests:
-	-rm -rf tests/tools/work-run-check tests/tools/work-dump-compilers
+	-rm -rf tests/tools/work-run-check tests/tools/work-dump-compilers \
+	  tests/tools/work-run-unusable
 .PHONY: clean-compilers-tests
 
 # `make provision-llvm`: extract the private trees now (needs apt's lists

@@ -68,19 +68,29 @@ check "mandatory without devices: the three LLVM lines and abort" \
    grep -q "^Libomptarget error: Source location information not present. Compile with -g or -gline-tables-only.$" "$W/out" &&
    grep -q "^Libomptarget fatal error 1: failure of target construct while offloading is mandatory$" "$W/out"'
 OMPEMU_PLUGINS=no-such-plugin $RUN "$W/link" >"$W/out" 2>&1; rc=$?
-check "default policy without devices: host fallback" '[ $rc -eq 0 ] && grep -q "s=45" "$W/out"'
+check "default policy without devices: said, and no host fallback (exit 125)" \
+  '[ $rc -eq 125 ] && ! grep -q "s=45" "$W/out" &&
+   grep -q "OMPEMU_PLUGINS names plugin no-such-plugin, which cannot be used" "$W/out" &&
+   grep -q "link: no device can run its target regions: no plugin is loaded (OMPEMU_PLUGINS=no-such-plugin); ompemu does not run them on the host instead" "$W/out"'
+OMP_TARGET_OFFLOAD=disabled OMPEMU_PLUGINS=no-such-plugin $RUN "$W/link" >"$W/out" 2>&1; rc=$?
+check "OMP_TARGET_OFFLOAD=disabled without devices: host fallback" '[ $rc -eq 0 ] && grep -q "s=45" "$W/out"'
 LIBOMPTARGET_INFO=abc x86 $RUN "$W/link" >"$W/out" 2>&1; rc=$?
 check "LIBOMPTARGET_INFO=abc: an error message, not a crash" \
   '[ $rc -eq 0 ] && grep -q "LIBOMPTARGET_INFO=.abc. ignored" "$W/out"'
 OMPEMU_TRACE=1 OMPEMU_PLUGINS="no-such-plugin,emu" $RUN "$W/link" >"$W/out" 2>&1; rc=$?
-check "OMPEMU_PLUGINS: a missing plugin is skipped with a trace note" \
-  '[ $rc -eq 0 ] && grep -q "plugin no-such-plugin: not loaded" "$W/out" && grep -q "claimed by plugin emu" "$W/out"'
+check "OMPEMU_PLUGINS: a missing plugin is an error, the others run" \
+  '[ $rc -eq 0 ] && grep -q "plugin no-such-plugin: not loaded" "$W/out" && grep -q "claimed by plugin emu" "$W/out" &&
+   grep -q "^ompemu: error: OMPEMU_PLUGINS names plugin no-such-plugin, which cannot be used: " "$W/out"'
+OMPEMU_PLUGINS="no-such-plugin?,emu" $RUN "$W/link" >"$W/out" 2>&1; rc=$?
+check "OMPEMU_PLUGINS: a missing optional plugin (name?) is no error" \
+  '[ $rc -eq 0 ] && ! grep -q "error" "$W/out" && grep -q "s=45" "$W/out"'
 OMPEMU_TRACE=1 OMPEMU_PLUGINS="x86_64,emu" LD_LIBRARY_PATH="$LLVMLIB" $RUN "$W/link" >"$W/out" 2>&1; rc=$?
 check "OMPEMU_PLUGINS order decides which plugin claims the image" \
   '[ $rc -eq 0 ] && grep -q "claimed by plugin x86_64" "$W/out"'
 OMPEMU_TRACE=1 OMPEMU_PLUGINS="cuda" LD_LIBRARY_PATH="$LLVMLIB" $RUN "$W/link" >"$W/out" 2>&1; rc=$?
-check "LLVM 14's cuda plugin loads and is skipped with 0 devices" \
-  '[ $rc -eq 0 ] && grep -q "plugin cuda .*0 devices, skipped" "$W/out"'
+check "LLVM 14's cuda plugin loads and is skipped with 0 devices; nothing runs the program" \
+  '[ $rc -eq 125 ] && grep -q "plugin cuda .*0 devices, skipped" "$W/out" &&
+   grep -q "OMPEMU_PLUGINS names plugin cuda, which cannot be used: it has no device" "$W/out"'
 
 # gcc-built, no libomp in the process (docs/design.md contract 7).
 ${CC:-cc} "$P/init_all.c" -o "$W/init_all" -L"$B/.libs" -lomptarget 2>"$W/out"

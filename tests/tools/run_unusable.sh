@@ -1,0 +1,76 @@
+#!/bin/sh
+# TAP tests: a program none of whose device images can run (a damaged
+# image, an image for another kind of device, no plugin loaded) is not
+# run on the host in the emulator's place: one `ompemu: error:` line says
+# why and the program stops with exit status 125, in check mode too;
+# OMP_TARGET_OFFLOAD=disabled still runs it on the host, as asked.
+set -u
+B=${OMPEMU_BUILDDIR:?OMPEMU_BUILDDIR is not set}
+RUN=$B/ompemu-run
+W=$B/tests/tools/work-run-unusable
+CLANG=${CLANG14:-}
+rm -rf "$W" && mkdir -p "$W" && cd "$W" || { echo "Bail out! no $W"; exit 1; }
+if [ -z "$CLANG" ] || ! command -v "$CLANG" >/dev/null 2>&1; then
+  echo "1..0 # SKIP clang-14 not installed"
+  exit 0
+fi
+
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+nok() { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
+# expect NAME STATUS TEXT CMD...: CMD exits STATUS, its stderr has TEXT and
+# its stdout has "x=42" only when STATUS is 0 (the region ran somewhere).
+expect() {
+  name=$1 want=$2 text=$3; shift 3
+  "$@" >out.txt 2>err.txt; st=$?
+  ran=0; grep -q '^x=42$' out.txt && ran=1
+  if [ "$st" = "$want" ] && { [ -z "$text" ] || grep -qF -- "$text" err.txt; } &&
+     { [ "$want" = 0 ] || [ $ran = 0 ]; }; then
+    ok "$name"
+  else
+    nok "$name" "exit $st (expected $want), stderr:" "$(head -c 1500 err.txt)" "stdout: $(head -c 300 out.txt)"
+  fi
+}
+
+cat >hello.c <<'EOF'
+#include <stdio.h>
+int main(void) {
+  int x = 1;
+#pragma omp target map(tofrom: x)
+  x += 41;
+  printf("x=%d\n", x);
+  return 0;
+}
+EOF
+if ! "$CLANG" -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu hello.c -o hello 2>cc.err; then
+  echo "Bail out! clang-14 cannot build an offload program: $(head -c 500 cc.err)"
+  exit 1
+fi
+# The device image is the second ELF header in the file.
+at=$(grep -obUaP '\x7fELF' hello | sed -n '2s/:.*//p')
+if [ -z "$at" ]; then
+  echo "Bail out! no device image found in the program"
+  exit 1
+fi
+poke() { # FILE OFFSET BYTE(octal)
+  printf "\\$3" | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
+}
+cp hello nomagic && poke nomagic "$at" 0
+cp hello cuda && poke cuda $((at + 18)) 276 && poke cuda $((at + 19)) 0 # EM_CUDA 190
+
+expect "an intact program runs" 0 "" "$RUN" ./hello
+expect "a damaged image: said, not run on the host" 125 \
+  "./nomagic: no device can run its target regions: every plugin loaded refused its image 0" "$RUN" ./nomagic
+expect "a damaged image under --check: the same" 125 \
+  "ompemu does not run them on the host instead (OMP_TARGET_OFFLOAD=disabled does)" "$RUN" --check ./nomagic
+expect "an image for an NVIDIA GPU without a cuda device: said" 125 \
+  "./cuda: no device can run its target regions: its image 0 is for nvidia devices" "$RUN" ./cuda
+expect "OMP_TARGET_OFFLOAD=disabled: the host runs it, as asked" 0 "" \
+  env OMP_TARGET_OFFLOAD=disabled "$RUN" ./nomagic
+expect "OMP_TARGET_OFFLOAD=mandatory: said, then LLVM's mandatory failure" 134 \
+  "./nomagic: no device can run its target regions: every plugin loaded refused its image 0" \
+  env OMP_TARGET_OFFLOAD=mandatory "$RUN" ./nomagic
+expect "a misspelt OMPEMU_PLUGINS: said, not run on the host" 125 \
+  "OMPEMU_PLUGINS names plugin emu2, which cannot be used" env OMPEMU_PLUGINS=emu2 "$RUN" ./hello
+echo "1..$n"
+exit 0
