@@ -532,6 +532,7 @@ struct stale_global {
   uintptr_t tgt, size;
   const char *var, *kernel, *where; /* interned */
   uintptr_t differ;
+  uintptr_t lo, hi;  /* the bytes that differ lie in [tgt+lo, tgt+hi) */
   uint64_t dev_hash; /* device bytes when the kernel started */
   const struct cregion *watcher; /* its kernel is watched for a read */
   struct stale_global *next;
@@ -563,7 +564,7 @@ static void stale_report(struct stale_global *s) {
 static int stale_unwatch(struct stale_global *s) {
   int64_t off = -1;
   s->watcher = NULL;
-  if (check_dev_watch(s->dev, s->tgt, s->size, 0, &off) != 0)
+  if (check_dev_watch(s->dev, s->tgt + s->lo, s->hi - s->lo, 0, &off) != 0)
     return 1;
   return off >= 0;
 }
@@ -696,15 +697,27 @@ void data_globals_check(struct cregion *r, int32_t dev) {
                !given_to_another(dev, g, h)) {
       struct stale_global *s = calloc(1, sizeof *s);
       if (s) {
+        const unsigned char *hb = (const unsigned char *)g->hst;
+        uintptr_t lo = 0, hi = g->size;
+        while (lo < hi && hb[lo] == d[lo])
+          lo++;
+        while (hi > lo && hb[hi - 1] == d[hi - 1])
+          hi--;
+        /* A fault gives an access's first byte: from the word the
+         * differing bytes start in (a vector load from further below is
+         * missed, never invented). */
+        lo &= ~(uintptr_t)7;
         g->stale_reported = 1; /* pending: one finding at most */
         *s = (struct stale_global){
             .dev = dev, .tgt = g->tgt, .size = g->size, .var = g->var,
             .kernel = r ? r->kernel : NULL, .where = r ? r->where : NULL,
-            .differ = differing((const unsigned char *)g->hst, d, g->size,
-                                g, 0),
-            .dev_hash = hd};
-        if (r && check_dev_watch(dev, g->tgt, g->size, 2, NULL) == 0)
-          s->watcher = r; /* a finding only if the kernel reads it */
+            .differ = differing(hb, d, g->size, g, 0),
+            .lo = lo, .hi = hi > lo ? hi : lo + 1, .dev_hash = hd};
+        /* A finding only if the kernel reads the bytes that differ (a
+         * struct's other fields, an array's other elements are fine). */
+        if (r && check_dev_watch(dev, g->tgt + s->lo, s->hi - s->lo, 2,
+                                 NULL) == 0)
+          s->watcher = r;
         *stale_find(dev, g->tgt) = s;
       }
     }
