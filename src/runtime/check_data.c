@@ -16,7 +16,9 @@
  * alias of a host pointer are not compared with the host's. */
 #define _GNU_SOURCE
 #include "config.h"
+#include "callsite.h"
 #include "check.h"
+#include "dwarf_member.h"
 #include "locstr.h"
 
 #include <dlfcn.h>
@@ -31,23 +33,62 @@
  * the members of a struct, which no kernel writes. */
 #define MIN_POISON_RUN 8
 
-/* Bytes of [HST, HST+N) (a copy of device [TGT, TGT+N)) in runs of at
- * least MIN_POISON_RUN poisoned bytes. */
-static uintptr_t poison_runs(uintptr_t hst, uintptr_t tgt, uintptr_t n) {
+/* The variable a map name names, for dwarf_member.c's questions about
+ * its bytes: found on the first question. */
+struct var_dwarf {
+  const char *var;
+  int tried, ok;
+  char expr[256], path[1024];
+  unsigned line;
+};
+
+/* What byte OFF of V's storage is (dwarf_member.h: DW_BYTE_*). */
+static int var_byte_kind(struct var_dwarf *v, uintptr_t off) {
+  if (!v->tried) {
+    char ln[32];
+    v->tried = 1;
+    v->ok = check_named(v->var) &&
+            map_name_expr(v->var, v->expr, sizeof v->expr) &&
+            rt_construct_ra &&
+            callsite_object(rt_construct_ra, v->path, sizeof v->path);
+    v->line = v->ok && loc_field(v->var, 2, ln, sizeof ln)
+                  ? (unsigned)atoi(ln) : 0;
+  }
+  return v->ok ? dw_byte_kind(v->path, v->expr, v->line, off)
+               : DW_BYTE_UNKNOWN;
+}
+
+/* The LEN bytes at OFF of V's storage that are not padding, which no
+ * program writes. */
+static uintptr_t data_bytes(struct var_dwarf *v, uintptr_t off,
+                            uintptr_t len) {
+  uintptr_t n = 0;
+  for (uintptr_t k = 0; k < len; k++)
+    n += var_byte_kind(v, off + k) != DW_BYTE_PADDING;
+  return n;
+}
+
+/* Bytes of [HST, HST+N) (a copy of device [TGT, TGT+N), the storage map
+ * name VAR names) in runs of at least MIN_POISON_RUN poisoned bytes, less
+ * the padding of VAR's type. */
+static uintptr_t poison_runs(uintptr_t hst, uintptr_t tgt, uintptr_t n,
+                             const char *var) {
+  struct var_dwarf v = {.var = var};
   uintptr_t total = 0, run = 0;
   uintptr_t skip = (4 - (tgt & 3)) & 3; /* to the first aligned word */
-  for (uintptr_t k = skip; k + 4 <= n; k += 4) {
-    uint32_t w;
-    memcpy(&w, (const void *)(hst + k), 4);
-    if (w == POISON_WORD) {
+  for (uintptr_t k = skip; k <= n; k += 4) {
+    uint32_t w = 0;
+    if (k + 4 <= n)
+      memcpy(&w, (const void *)(hst + k), 4);
+    if (k + 4 <= n && w == POISON_WORD) {
       run += 4;
       continue;
     }
     if (run >= MIN_POISON_RUN)
-      total += run;
+      total += data_bytes(&v, k - run, run);
     run = 0;
   }
-  return run >= MIN_POISON_RUN ? total + run : total;
+  return total;
 }
 
 /* A device pointer or an alias of a host pointer: not data to compare. */
@@ -109,7 +150,7 @@ void data_after_copy_from(struct cregion *r, struct cblock *b, uintptr_t tgt,
       b->initialized = 1;
     return;
   }
-  uintptr_t runs = poison_runs(hst, tgt, size);
+  uintptr_t runs = poison_runs(hst, tgt, size, var ? var : b->var);
   if (!runs)
     return;
   b->uninit_reported = 1;
@@ -815,6 +856,11 @@ void data_kernel_unwatch(struct cregion *r) {
       check_clean_pair(r->where, b, CLEAN_UNWRITTEN, 1);
       continue;
     }
+    /* A bitfield's storage unit: the compiler reads it to write a field
+     * (a read that follows on the same page is missed, never invented). */
+    struct var_dwarf vd = {.var = b->var};
+    if (var_byte_kind(&vd, (uintptr_t)off) == DW_BYTE_BITFIELD)
+      continue;
     int from = (b->maptype & OMP_TGT_MAPTYPE_FROM) != 0;
     /* Memory mapped alloc that the kernel read and then wrote all of
      * (`c[j] += ...`) is a finding only if its bytes reach the host later

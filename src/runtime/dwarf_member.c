@@ -36,6 +36,7 @@ enum {
 enum {
   AT_name = 0x03,
   AT_byte_size = 0x0b,
+  AT_bit_size = 0x0d,
   AT_language = 0x13,
   AT_lower_bound = 0x22,
   AT_upper_bound = 0x2f,
@@ -44,6 +45,7 @@ enum {
   AT_decl_line = 0x3b,
   AT_type = 0x49,
   AT_data_location = 0x50,
+  AT_data_bit_offset = 0x6b,
   AT_str_offsets_base = 0x72,
 };
 
@@ -77,7 +79,8 @@ struct die {
   uint64_t type; /* DW_AT_type's DIE, an offset in .debug_info; 0: none */
   uint64_t size, line;
   int64_t loc, lower, upper, count;
-  int has_size, has_loc, has_lower, has_upper, has_count;
+  uint64_t bit_size, bit_offset; /* a bitfield member's */
+  int has_size, has_loc, has_lower, has_upper, has_count, has_bit_offset;
   int descriptor; /* DW_AT_data_location: a Fortran array's descriptor */
   const uint8_t *next; /* after its attributes: a child or the next DIE */
 };
@@ -222,6 +225,11 @@ static int read_die(const struct unit *u, const uint8_t *p, struct die *d) {
     case AT_data_location: d->descriptor = 1; break;
     case AT_type: d->type = ref_of(u, form, val); break;
     case AT_decl_line: d->line = val; break;
+    case AT_bit_size: d->bit_size = val; break;
+    case AT_data_bit_offset:
+      d->has_bit_offset = is_constant(form);
+      d->bit_offset = val;
+      break;
     case AT_byte_size:
       d->has_size = is_constant(form);
       d->size = val;
@@ -531,6 +539,79 @@ static int walk(const struct unit *u, uint64_t type, uint64_t off, char *out,
   return ok;
 }
 
+/* What byte OFF of an object of TYPE (in U) is (dwarf_member.h): a
+ * member's, an element's or a scalar's data, padding no member covers, or
+ * a byte of a bitfield's storage unit (which the compiler reads to write
+ * the field); DW_BYTE_UNKNOWN through a union or an unknown size. */
+static int byte_kind(const struct unit *u, uint64_t type, uint64_t off) {
+  struct unit other = {0};
+  int kind = DW_BYTE_UNKNOWN;
+  for (int step = 0; step < 4 * MAX_STEPS; step++) {
+    const struct unit *in;
+    struct die d;
+    if (!strip(u, type, &other, &in, &d))
+      break;
+    if (d.tag == TAG_structure || d.tag == TAG_class) {
+      struct die c, best = {0};
+      const uint8_t *p = d.next;
+      int rc = 0, found = 0, bits = 0;
+      while (d.children && (rc = read_die(in, p, &c)) == 1) {
+        p = c.children ? skip_children(in, c.next) : c.next;
+        if (c.tag != TAG_member)
+          continue;
+        if (c.bit_size) {
+          /* DWARF 5 gives the field's first bit; DWARF 2-4 the offset of
+           * its storage unit. */
+          uint64_t unit = type_size(in, c.type, 0);
+          uint64_t first = c.has_bit_offset ? c.bit_offset / 8
+                           : c.has_loc && c.loc >= 0 ? (uint64_t)c.loc
+                                                     : UINT64_MAX;
+          if (unit && first != UINT64_MAX && off >= first - first % unit &&
+              off < first - first % unit + unit)
+            bits = 1;
+          continue;
+        }
+        if (!c.has_loc || c.loc < 0 || (uint64_t)c.loc > off)
+          continue;
+        if (!found || c.loc > best.loc) {
+          best = c;
+          found = 1;
+        }
+      }
+      if (rc < 0)
+        break;
+      if (bits) {
+        kind = DW_BYTE_BITFIELD;
+        break;
+      }
+      uint64_t msize = found ? type_size(in, best.type, 0) : 0;
+      if (!found || (msize && off >= (uint64_t)best.loc + msize)) {
+        kind = d.has_size && off < d.size ? DW_BYTE_PADDING : DW_BYTE_UNKNOWN;
+        break;
+      }
+      if (!msize)
+        break;
+      off -= (uint64_t)best.loc;
+      type = best.type;
+    } else if (d.tag == TAG_array && !d.descriptor) {
+      uint64_t esize = type_size(in, d.type, 0);
+      if (!esize)
+        break;
+      off %= esize;
+      type = d.type;
+    } else if (d.tag == TAG_union) {
+      break;
+    } else {
+      /* x86's long double: ten bytes of data in sixteen. */
+      int x87 = d.name && !strcmp(d.name, "long double") && d.size == 16;
+      kind = x87 && off % 16 >= 10 ? DW_BYTE_PADDING : DW_BYTE_DATA;
+      break;
+    }
+  }
+  unit_free(&other);
+  return kind;
+}
+
 /* EXPR split: the variable's name into NAME; *SECTION set when EXPR is a
  * section or element of it ("v[lo:len]", "v[lo]", "v(lo:hi)"), with its
  * lower bound in *LO when that is a literal (else *HAS_LO 0).  0 when
@@ -641,7 +722,14 @@ struct decls {
   unsigned line;
   int n; /* -1: too many to tell */
   uint64_t unit[MAX_DECLS], die[MAX_DECLS];
+  /* dw_byte_kind's answers for one element (of the innermost array), or
+   * of the variable: KINDS[off % PERIOD]; NULL when not known. */
+  signed char *kinds;
+  uint64_t period;
+  int kinds_tried;
 };
+/* Elements larger than this are classified byte by byte on each call. */
+#define MAX_PERIOD 65536
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct object objects[MAX_OBJECTS];
@@ -723,6 +811,9 @@ static struct decls *decls_of(const char *path, const char *expr,
     next_decls = (next_decls + 1) % MAX_EXPRS;
   if (x->expr)
     free(x->expr);
+  free(x->kinds);
+  x->kinds = NULL;
+  x->kinds_tried = 0;
   x->o = o;
   x->expr = e;
   x->line = line;
@@ -828,4 +919,80 @@ int dw_array_units(const char *path, const char *expr, unsigned line,
   }
   pthread_mutex_unlock(&lock);
   return found;
+}
+
+/* The type whose bytes repeat in X's I-th declaration (the element of the
+ * innermost array; of the section's pointer or array when SECTION), into
+ * *TYPE and *IN (OTHER holds its unit if another); its size, 0 if none. */
+static uint64_t repeating_type(const struct decls *x, int i, int section,
+                               struct unit *u, struct unit *other,
+                               const struct unit **in, uint64_t *type) {
+  struct die d, t;
+  const struct dw_secs *s = &x->o->s;
+  if (!unit_at(s, x->unit[i], u) || !u->dies ||
+      read_die(u, s->info.d + x->die[i], &d) != 1)
+    return 0;
+  *type = d.type;
+  *in = u;
+  for (int k = 0; k < MAX_STEPS; k++) {
+    if (!strip(u, *type, other, in, &t))
+      return 0;
+    int elementwise = t.tag == TAG_array ? !t.descriptor
+                                         : section && t.tag == TAG_pointer;
+    if (!elementwise || !t.type)
+      break;
+    section = 0; /* a pointer's pointee: its elements, not its arrays */
+    *type = t.type;
+  }
+  return type_size(u, *type, 0);
+}
+
+/* X->kinds: every declaration's answer for each byte of the repeating
+ * type, when they all agree. */
+static void fill_kinds(struct decls *x, int section) {
+  signed char *k = NULL;
+  uint64_t period = 0;
+  for (int i = 0; i < x->n; i++) {
+    struct unit u, other = {0};
+    const struct unit *in;
+    uint64_t type = 0;
+    uint64_t n = repeating_type(x, i, section, &u, &other, &in, &type);
+    signed char *mine = n && n <= MAX_PERIOD ? malloc(n) : NULL;
+    for (uint64_t b = 0; mine && b < n; b++)
+      mine[b] = (signed char)byte_kind(in, type, b);
+    unit_free(&other);
+    unit_free(&u);
+    if (!mine || (k && (n != period || memcmp(k, mine, n)))) {
+      free(mine);
+      free(k);
+      return;
+    }
+    free(k);
+    k = mine;
+    period = n;
+  }
+  x->kinds = k;
+  x->period = period;
+}
+
+int dw_byte_kind(const char *path, const char *expr, unsigned line,
+                 uint64_t off) {
+  char name[128];
+  int section, has_lo, kind = DW_BYTE_UNKNOWN;
+  int64_t lo = 0;
+  int deref = expr && expr[0] == '*';
+  if (!path || !expr ||
+      !parse_expr(expr + deref, name, sizeof name, &section, &lo, &has_lo) ||
+      (deref && section))
+    return DW_BYTE_UNKNOWN;
+  pthread_mutex_lock(&lock);
+  struct decls *x = decls_of(path, expr, name, line);
+  if (x && x->n > 0 && !x->kinds_tried) {
+    x->kinds_tried = 1;
+    fill_kinds(x, section | deref);
+  }
+  if (x && x->kinds)
+    kind = x->kinds[off % x->period];
+  pthread_mutex_unlock(&lock);
+  return kind;
 }

@@ -32,4 +32,14 @@ RT_HIDDEN int dw_member_name(const char *path, const char *expr,
 RT_HIDDEN int dw_array_units(const char *path, const char *expr,
                              unsigned line, int64_t *unit, int n);
 
+/* What the byte at OFF of the storage EXPR refers to is (as for
+ * dw_member_name): a member's or an element's data; padding no member
+ * covers (between members, at a struct's end, the six unused bytes of
+ * x86's 16-byte long double), which no program writes; or a byte of a
+ * bitfield's storage unit, which the compiler reads to write a field.
+ * DW_BYTE_UNKNOWN when it cannot be told. */
+enum { DW_BYTE_UNKNOWN = -1, DW_BYTE_DATA, DW_BYTE_PADDING, DW_BYTE_BITFIELD };
+RT_HIDDEN int dw_byte_kind(const char *path, const char *expr, unsigned line,
+                           uint64_t off);
+
 #endif
