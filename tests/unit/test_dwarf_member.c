@@ -3,7 +3,8 @@
  * test_dwarf_member_dwarf4 with -gdwarf-4 (strings by offset, not by
  * index).  Members, nested structs, arrays in structs, two-dimensional
  * arrays, sections of a pointer, typedefs and qualifiers, and the cases
- * that must give no name; the element sizes of an array's dimensions. */
+ * that must give no name; the element sizes of an array's dimensions;
+ * which bytes are padding or a bitfield's. */
 #include "config.h"
 #include "dwarf_member.h"
 
@@ -39,6 +40,18 @@ double *g_rows[4]; static const int g_rows_line = __LINE__;
 union either g_union; static const int g_union_line = __LINE__;
 struct inner g_twice;
 double g_mat[8][4][2]; static const int g_mat_line = __LINE__;
+struct inner *g_ptr; static const int g_ptr_line = __LINE__;
+
+/* Padding, a long double, bitfields (dw_byte_kind). */
+struct padded {
+  char tag;
+  long double v;
+  int id;
+  _Alignas(32) double w[2];
+  unsigned kind : 4, level : 4, code : 24;
+  char last;
+};
+struct padded g_pad[4]; static const int g_pad_line = __LINE__;
 
 static const char *self(void) { return "/proc/self/exe"; }
 
@@ -76,6 +89,11 @@ static void test_members(void **state) {
 
 static void test_sections(void **state) {
   (void)state;
+  /* What a pointer points to (the checker names clang's implicit `this`
+   * so): its members are p->m. */
+  (void)g_ptr;
+  expect("*g_ptr", g_ptr_line, offsetof(struct inner, k), "g_ptr->k");
+  expect("*g_ptr", g_ptr_line, 0, "g_ptr->v");
   expect("g_rows[0:4]", g_rows_line, 8, "g_rows[1]");
   expect("g_rows[2:2]", g_rows_line, 8, "g_rows[3]");
   expect("g_rows", g_rows_line, 24, "g_rows[3]");
@@ -88,7 +106,7 @@ static void test_no_name(void **state) {
   /* The wrong line, an unknown name, an expression, a scalar. */
   expect("g_grid", g_grid_line + 1, 0, NULL);
   expect("no_such_variable", 0, 0, NULL);
-  expect("*g_rows", 0, 0, NULL);
+  expect("g_rows[0].x", 0, 0, NULL);
   expect("g_grid.f", g_grid_line, 0, NULL);
   expect("g_rows[i:4]", g_rows_line, 8, NULL);
   /* Past the variable's end. */
@@ -100,6 +118,42 @@ static void test_no_name(void **state) {
   assert_string_equal(out, "");
   assert_int_equal(dw_member_name("/dev/null", "g_grid", 0, 0, out,
                                   sizeof out), 0);
+}
+
+/* Which bytes are data, padding, or a bitfield's storage unit. */
+static void test_byte_kinds(void **state) {
+  (void)state;
+  (void)g_pad[0].tag;
+  const char *e = "g_pad[0:4]";
+  unsigned l = (unsigned)g_pad_line;
+  size_t el = sizeof(struct padded);
+  assert_int_equal(dw_byte_kind(self(), e, l, 0), DW_BYTE_DATA);
+  assert_int_equal(dw_byte_kind(self(), e, l, 1), DW_BYTE_PADDING);
+  assert_int_equal(dw_byte_kind(self(), e, l, offsetof(struct padded, v)),
+                   DW_BYTE_DATA);
+  assert_int_equal(dw_byte_kind(self(), e, l, offsetof(struct padded, v) + 9),
+                   DW_BYTE_DATA);
+  assert_int_equal(
+      dw_byte_kind(self(), e, l, offsetof(struct padded, v) + 10),
+      DW_BYTE_PADDING); /* x87: ten bytes of sixteen */
+  assert_int_equal(dw_byte_kind(self(), e, l, offsetof(struct padded, id) + 4),
+                   DW_BYTE_PADDING);
+  assert_int_equal(dw_byte_kind(self(), e, l, offsetof(struct padded, w) + 8),
+                   DW_BYTE_DATA);
+  size_t bits = offsetof(struct padded, w) + sizeof g_pad[0].w;
+  assert_int_equal(dw_byte_kind(self(), e, l, bits), DW_BYTE_BITFIELD);
+  assert_int_equal(dw_byte_kind(self(), e, l, bits + 3), DW_BYTE_BITFIELD);
+  assert_int_equal(dw_byte_kind(self(), e, l, offsetof(struct padded, last)),
+                   DW_BYTE_DATA);
+  assert_int_equal(dw_byte_kind(self(), e, l, el - 1), DW_BYTE_PADDING);
+  /* Of the third element, the same; the whole array too. */
+  assert_int_equal(dw_byte_kind(self(), e, l, 2 * el + 1), DW_BYTE_PADDING);
+  assert_int_equal(dw_byte_kind(self(), "g_pad", l, 2 * el), DW_BYTE_DATA);
+  /* A union, no such variable, no such file: not known. */
+  assert_int_equal(dw_byte_kind(self(), "g_union", g_union_line, 0),
+                   DW_BYTE_UNKNOWN);
+  assert_int_equal(dw_byte_kind(self(), "nothing", 0, 0), DW_BYTE_UNKNOWN);
+  assert_int_equal(dw_byte_kind("/nonexistent", e, l, 0), DW_BYTE_UNKNOWN);
 }
 
 /* The element size of each dimension of an array (what a non-contiguous
@@ -145,6 +199,7 @@ int main(void) {
       cmocka_unit_test(test_no_name),
       cmocka_unit_test(test_too_long),
       cmocka_unit_test(test_array_units),
+      cmocka_unit_test(test_byte_kinds),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
