@@ -506,6 +506,10 @@ static void on_map(struct cthread *t, const struct obs_event *e) {
     return;
   struct cuse *u = check_region_use(r, e->hst, (uintptr_t)e->size, e->tgt,
                                     var, e->maptype);
+  if (u && e->decision == OBS_MAP_EXISTS)
+    u->present = 1;
+  if (u && !u->size)
+    race_use_extent(r, u);
   if (e->decision == OBS_MAP_EXISTS && b && b->tgt == e->tgt)
     check_name_adopt(b, e->var, (uintptr_t)e->size);
   if (e->decision == OBS_MAP_EXISTS && check_cfg.check)

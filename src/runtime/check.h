@@ -348,6 +348,10 @@ struct cuse { /* a mapping a construct used */
   uint64_t refs;        /* reference count after the decrement */
   uintptr_t wlo, whi;   /* host range of bytes its kernel changed */
   unsigned char *before; /* device content before the kernel (races) */
+  int present;          /* mapped before the construct: nothing copied in */
+  /* What a race check measures: the entry's bytes, or for a zero-length
+   * section (a pointer a kernel gets into data mapped before) its block. */
+  uintptr_t rhst, rsize, rtgt;
 };
 
 struct cregion {
@@ -492,6 +496,10 @@ RT_HIDDEN int heap_copy_back_past(const struct obs_event *e,
 /* check_race.c */
 RT_HIDDEN void race_region_begin(struct cregion *r);
 RT_HIDDEN void race_region_end(struct cregion *r);
+/* U's measured extent (rhst, rsize, rtgt) when it is a zero-length
+ * section (a pointer a kernel gets into data mapped before): the block it
+ * points into, all of which the kernel may touch. */
+RT_HIDDEN void race_use_extent(const struct cregion *r, struct cuse *u);
 RT_HIDDEN void race_kernel_begin(struct cregion *r);
 RT_HIDDEN void race_kernel_done(struct cregion *r);
 /* A copy (TYPE: OMP_TGT_MAPTYPE_TO or _FROM) of host [HST, HST+SIZE) and

@@ -22,9 +22,11 @@
  * two that wrote disjoint parts are taken to share the work.  The nowait
  * data constructs (target update, enter and exit data) are members too:
  * they write the bytes they copy to the device and read those they copy
- * back (race_data_copy).  Data that
- * both regions map with alloc (kept on the device) is left out: ompemu
- * cannot tell concurrent atomic updates of it from a race. */
+ * back (race_data_copy).  A zero-length section (a pointer into data
+ * mapped before) is measured over its block (race_use_extent).  Data that
+ * both regions map with alloc (kept on the device), and a scalar both
+ * update that was there before them, are left out: ompemu cannot tell
+ * concurrent atomic updates of them from a race. */
 #define _GNU_SOURCE
 #include "config.h"
 #include "check.h"
@@ -172,6 +174,15 @@ void race_region_begin(struct cregion *r) {
   wait_turn(r);
 }
 
+void race_use_extent(const struct cregion *r, struct cuse *u) {
+  const struct cblock *b = !u->size && u->tgt ? cb_find(r->dev, u->tgt) : NULL;
+  if (b && b->kind == CB_MAPPED && b->hst && b->size) {
+    u->rhst = b->hst;
+    u->rsize = b->size;
+    u->rtgt = b->tgt;
+  }
+}
+
 /* Bytes of host [LO, HI) that region R's use U wrote (as a host range),
  * or 0 when it wrote none of it.  Untracked regions count everything
  * they map `from` as written. */
@@ -182,8 +193,8 @@ static int wrote(const struct cregion *r, const struct cuse *u, uintptr_t lo,
     a = u->wlo;
     b = u->whi;
   } else if (u->maptype & OMP_TGT_MAPTYPE_FROM) {
-    a = u->hst;
-    b = u->hst + u->size;
+    a = u->rhst;
+    b = u->rhst + u->rsize;
   } else {
     return 0;
   }
@@ -241,7 +252,7 @@ static void report_pair(const struct cregion *a, const struct cregion *b,
                   "batch in the order %s)", a->where,
                   a->kernel ? a->kernel : "?", b->where,
                   b->kernel ? b->kernel : "?", "each",
-                  check_var_words(var, ua->hst, ua->size, v, sizeof v), who,
+                  check_var_words(var, ua->rhst, ua->rsize, v, sizeof v), who,
                   order);
     return;
   }
@@ -252,7 +263,7 @@ static void report_pair(const struct cregion *a, const struct cregion *b,
                 "together with no dependence between them, and each uses "
                 "%s: %s; depend clauses or a taskwait order them (ompemu ran "
                 "the batch in the order %s)", wa, wb,
-                check_var_words(var, ua->hst, ua->size, v, sizeof v), who,
+                check_var_words(var, ua->rhst, ua->rsize, v, sizeof v), who,
                 order);
 }
 
@@ -268,6 +279,7 @@ void race_data_copy(struct cregion *r, const struct cblock *b, uintptr_t hst,
   if (!r || !r->in_batch || r->kind == OBS_R_TARGET || !size)
     return;
   struct cuse *u = check_region_use(r, hst, size, tgt, b->var, type);
+  if (u)
   if (u && (type & OMP_TGT_MAPTYPE_TO)) {
     u->wlo = hst;
     u->whi = hst + size;
@@ -275,26 +287,37 @@ void race_data_copy(struct cregion *r, const struct cblock *b, uintptr_t hst,
 }
 
 /* Does the pair (A, B) race on a variable both use?  One finding each. */
+/* A variable of at most this many bytes that two regions both update in
+ * place on the device may be a counter updated atomically. */
+#define ATOMIC_MAX 16
+
 static void check_pair(struct cregion *a, struct cregion *b) {
   for (int i = 0; i < a->nuses; i++) {
     const struct cuse *ua = &a->uses[i];
     for (int j = 0; j < b->nuses; j++) {
       const struct cuse *ub = &b->uses[j];
-      uintptr_t lo = ua->hst > ub->hst ? ua->hst : ub->hst;
-      uintptr_t hi = ua->hst + ua->size < ub->hst + ub->size
-                         ? ua->hst + ua->size : ub->hst + ub->size;
+      uintptr_t lo = ua->rhst > ub->rhst ? ua->rhst : ub->rhst;
+      uintptr_t hi = ua->rhst + ua->rsize < ub->rhst + ub->rsize
+                         ? ua->rhst + ua->rsize : ub->rhst + ub->rsize;
       /* Data only kept on the device (map(alloc:) in both) is left out:
        * concurrent atomic updates of a device counter look the same as a
-       * race, and ompemu cannot see atomics in device code. */
-      if (!ua->size || !ub->size || lo >= hi ||
-          !((ua->maptype | ub->maptype) &
-            (OMP_TGT_MAPTYPE_TO | OMP_TGT_MAPTYPE_FROM)) ||
+       * race, and ompemu cannot see atomics in device code.  A pointer's
+       * data (a zero-length section) is not: its kernels may do anything
+       * with what it points to. */
+      int pointers = (!ua->size && ua->rsize) || (!ub->size && ub->rsize);
+      if (!ua->rsize || !ub->rsize || lo >= hi ||
+          (!pointers && !((ua->maptype | ub->maptype) &
+                          (OMP_TGT_MAPTYPE_TO | OMP_TGT_MAPTYPE_FROM))) ||
           !data_moved(a, ua) || !data_moved(b, ub))
         continue;
       uintptr_t alo = 0, ahi = 0, blo = 0, bhi = 0;
       int aw = wrote(a, ua, lo, hi, &alo, &ahi);
       int bw = wrote(b, ub, lo, hi, &blo, &bhi);
       int overlap = aw && bw && alo < bhi && blo < ahi;
+      /* Both update a scalar kept on the device (mapped before, nothing
+       * copied in): a counter the kernels may update atomically. */
+      if (overlap && ua->present && ub->present && hi - lo <= ATOMIC_MAX)
+        continue;
       if (overlap || (aw && !bw) || (bw && !aw)) {
         report_pair(a, b, ua, aw, bw);
         return;
@@ -341,10 +364,10 @@ void race_kernel_begin(struct cregion *r) {
     return;
   for (int i = 0; i < r->nuses; i++) {
     struct cuse *u = &r->uses[i];
-    if (!u->size || !u->tgt || u->before)
+    if (!u->rsize || !u->rtgt || u->before)
       continue;
-    u->before = malloc(u->size);
-    if (u->before && check_dev_read(r->dev, u->before, u->tgt, u->size)) {
+    u->before = malloc(u->rsize);
+    if (u->before && check_dev_read(r->dev, u->before, u->rtgt, u->rsize)) {
       free(u->before);
       u->before = NULL;
     }
@@ -358,18 +381,18 @@ void race_kernel_done(struct cregion *r) {
     struct cuse *u = &r->uses[i];
     if (!u->before)
       continue;
-    unsigned char *now = malloc(u->size);
-    if (now && check_dev_read(r->dev, now, u->tgt, u->size) == 0) {
-      uintptr_t first = u->size, last = 0;
-      for (uintptr_t k = 0; k < u->size; k++)
+    unsigned char *now = malloc(u->rsize);
+    if (now && check_dev_read(r->dev, now, u->rtgt, u->rsize) == 0) {
+      uintptr_t first = u->rsize, last = 0;
+      for (uintptr_t k = 0; k < u->rsize; k++)
         if (now[k] != u->before[k]) {
-          if (first == u->size)
+          if (first == u->rsize)
             first = k;
           last = k;
         }
-      if (first < u->size) {
-        u->wlo = u->hst + first;
-        u->whi = u->hst + last + 1;
+      if (first < u->rsize) {
+        u->wlo = u->rhst + first;
+        u->whi = u->rhst + last + 1;
       }
     }
     free(now);

@@ -86,9 +86,9 @@ struct cuse *check_region_use(struct cregion *r, uintptr_t hst,
   }
   u = &r->uses[r->nuses++];
   check_zero(u, sizeof *u);
-  u->hst = hst;
-  u->size = size;
-  u->tgt = tgt;
+  u->hst = u->rhst = hst;
+  u->size = u->rsize = size;
+  u->tgt = u->rtgt = tgt;
   u->var = var;
   u->maptype = maptype;
   if (r->uindex && 2 * r->nuses <= r->uindex_cap)
