@@ -717,7 +717,8 @@ int32_t check_arg_entry(const struct obs_event *e, int32_t k) {
 
 int check_arg_narrow_literal(const struct obs_event *e, int32_t k) {
   int32_t i = check_arg_entry(e, k);
+  /* Size 0: clang 22's `firstprivate(p)` of a pointer, a whole word. */
   return i >= 0 && (e->maps->types[i] & OMP_TGT_MAPTYPE_LITERAL) &&
-         e->maps->sizes[i] >= 0 &&
+         e->maps->sizes[i] > 0 &&
          (uint64_t)e->maps->sizes[i] < sizeof(uintptr_t);
 }
