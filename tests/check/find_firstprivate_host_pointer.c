@@ -5,8 +5,8 @@
 // narrower value.
 // OMPEMU-RUN: --check
 // EXPECT-EXIT: 99
-// EXPECT-STDERR: _main_l18 at find_firstprivate_host_pointer.c:18 dereferenced host pointer 0x
-// EXPECT-STDERR: the target region at find_firstprivate_host_pointer.c:18) + 8 (write at
+// EXPECT-STDERR: _main_l17 at find_firstprivate_host_pointer.c:17 dereferenced host pointer 0x
+// EXPECT-STDERR: the target region at find_firstprivate_host_pointer.c:17) + 8 (write at
 // RUN-TWICE-SAME-STDERR
 #include <stdio.h>
 
