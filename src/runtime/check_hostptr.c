@@ -464,6 +464,27 @@ void hostptr_after_copy_from(uintptr_t hst, uintptr_t size) {
   }
 }
 
+/* Kernel argument V of launch E (map name NAME) is another device's
+ * memory (`is_device_ptr` of a pointer from omp_target_alloc on device
+ * 1, the kernel on device 0): on a GPU an access faults or reads another
+ * card's memory through no mapping; here the devices share the process,
+ * so it is said at the launch. */
+static void other_device_arg(const struct obs_event *e, uintptr_t v,
+                             const char *name, const char *where) {
+  const struct cblock *b = v ? cb_find_any(v) : NULL;
+  if (!b || b->dev == e->device)
+    return;
+  char var[80], bw[400];
+  check_finding("device memory of another device: kernel %s at %s runs on "
+                "device %d and was given %s = " OMPEMU_PTR ", which is "
+                "device %d's memory (%s); a device reaches only its own "
+                "memory: allocate or map it on device %d",
+                e->kernel ? e->kernel : "?", where, (int)e->device,
+                check_var_short(name, 0, 0, var, sizeof var), OMPEMU_P(v),
+                (int)b->dev, check_block_words(b, bw, sizeof bw),
+                (int)e->device);
+}
+
 void hostptr_kernel_args(struct obs_event *e, const char *where) {
   if (e->entry)
     anchor((uintptr_t)e->entry);
@@ -489,8 +510,10 @@ void hostptr_kernel_args(struct obs_event *e, const char *where) {
       how = "a host address passed to";
     }
     int kind = host_kind(v);
-    if (kind == HOST_NONE)
+    if (kind == HOST_NONE) {
+      other_device_arg(e, v, name, where);
       continue;
+    }
     char desc[400], var[80], fn[256] = "";
     if (kind == HOST_CODE) {
       how = "passed to";
