@@ -441,10 +441,17 @@ static void on_free(struct cthread *t, const struct obs_event *e,
   if (!b || b->tgt != e->tgt)
     return;
   if (ph == OBS_PH_BEGIN) {
+    b->freeing = t;
     if (check_cfg.check)
       data_before_free(r, b);
     return;
   }
+  /* Between the two phases the plugin freed the block, and another host
+   * thread may have been given the same address: its record is not
+   * ours to remove. */
+  if (b->freeing != t)
+    return;
+  b->freeing = NULL;
   if (e->result != 0)
     return;
   if (check_cfg.report) {

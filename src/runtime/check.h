@@ -113,6 +113,10 @@ struct cblock {
   const char *mapped_at; /* interned "file:line" of that construct */
   const char *freed_at;  /* ... of the construct that removed it */
   uint64_t alloc_seq;    /* n-th allocation of the process */
+  const void *freeing;   /* the thread freeing it (check.c on_free): set
+                            before the plugin frees, so the end of the
+                            free removes this record, not one another
+                            thread added at the same address since */
   /* check mode */
   unsigned char *expect; /* device content as the runtime last knew it:
                             copies of its own host range both ways,

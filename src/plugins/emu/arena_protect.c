@@ -139,9 +139,29 @@ void arena_out_of_maps(struct emu_arena *a) {
     mprotect((void *)a->base, a->span, PROT_READ | PROT_WRITE);
 }
 
-static void protect(struct emu_arena *a, uintptr_t p, size_t len) {
-  if (!len || a->no_maps || mprotect((void *)p, len, PROT_NONE) == 0)
+/* [P, P+LEN) is inaccessible now: pages opened ahead (OPEN, free and
+ * read-write until allocated, arena.c) that it covers are not open any
+ * more.  A flush joins freed ranges across free pages, OPEN's among them;
+ * a block later allocated there would otherwise take them for open and
+ * fault on its first write (several host threads allocating and freeing
+ * in turn made that happen). */
+static void open_trim(struct emu_arena *a, uintptr_t p, size_t len) {
+  uintptr_t e = p + len;
+  if (e <= a->open_lo || p >= a->open_hi)
     return;
+  if (p <= a->open_lo)
+    a->open_lo = e < a->open_hi ? e : a->open_hi;
+  else
+    a->open_hi = p; /* the part above, if any, is left closed */
+}
+
+static void protect(struct emu_arena *a, uintptr_t p, size_t len) {
+  if (!len || a->no_maps)
+    return;
+  if (mprotect((void *)p, len, PROT_NONE) == 0) {
+    open_trim(a, p, len);
+    return;
+  }
   if (errno == ENOMEM) {
     a->no_maps = 1; /* arena_out_of_maps once the caller's walk is done */
     return;
