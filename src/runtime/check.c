@@ -315,6 +315,10 @@ static void copy_from(struct cthread *t, int32_t dev, uintptr_t hst,
       } else if (x) {
         memcpy(x + (tgt - b->tgt), (const void *)hst, size);
       }
+      /* Changes up to now reached the host: the kernel that made them is
+       * named by no later finding about lost changes. */
+      if (x && tgt == b->tgt && size == b->size)
+        b->writer = b->writer_at = NULL;
       /* The device bytes as the copy found them; only if nothing may have
        * written the device since the copy. */
       if (x && !deferred && !check_unsettled && tgt == b->tgt &&

@@ -156,6 +156,9 @@ struct cblock {
                             to the host made EXPECT its device bytes */
   const char *last_kernel; /* interned name of the last kernel it reached */
   const char *last_kernel_at;
+  /* The kernel seen to change it since its device bytes were last known
+   * (a later kernel given it looked: check_data.c), or NULL. */
+  const char *writer, *writer_at;
   /* report */
   uint64_t mark;         /* traversal epoch */
   struct cedge *edges;

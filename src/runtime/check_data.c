@@ -132,7 +132,10 @@ static unsigned char *device_bytes(int32_t dev, uintptr_t tgt, uintptr_t n) {
 }
 
 static const char *kernel_words(const struct cblock *b, char *buf, size_t len) {
-  if (b->last_kernel)
+  if (b->writer)
+    snprintf(buf, len, "kernel %s (%s)", b->writer,
+             b->writer_at ? b->writer_at : "unknown location");
+  else if (b->last_kernel)
     snprintf(buf, len, "kernel %s (%s)", b->last_kernel,
              b->last_kernel_at ? b->last_kernel_at : "unknown location");
   else
@@ -447,11 +450,31 @@ static int alloc_only(struct cregion *r, const struct cblock *b) {
   return n > 0;
 }
 
+/* Blocks up to this size are compared with their expected bytes when
+ * another kernel is given them, to know which kernel changed them. */
+#define WRITER_LOOK_MAX ((uintptr_t)1 << 20)
+
+/* B goes to R's kernel: the last kernel it went to (another construct's)
+ * changed it if its bytes differ from the expected ones now, and is then
+ * the one a finding about the changes names. */
+static void last_kernel(struct cregion *r, struct cblock *b) {
+  if (b->last_kernel && !b->writer && b->expect && b->size <= WRITER_LOOK_MAX &&
+      (b->last_kernel != r->kernel || b->last_kernel_at != r->where)) {
+    unsigned char *dev = device_bytes(b->dev, b->tgt, b->size);
+    if (dev && differing(b->expect, dev, b->size, b, 0)) {
+      b->writer = b->last_kernel;
+      b->writer_at = b->last_kernel_at;
+    }
+    free(dev);
+  }
+  b->last_kernel = r->kernel;
+  b->last_kernel_at = r->where;
+}
+
 /* The kernel of R reaches B: B is the last kernel's, and the kernel's
  * changes to it are results unless R maps it only with map(alloc:). */
 static void reach(struct cregion *r, struct cblock *b) {
-  b->last_kernel = r->kernel;
-  b->last_kernel_at = r->where;
+  last_kernel(r, b);
   b->chose_back = 0;
   if (!b->kernel_transfer && !alloc_only(r, b))
     b->kernel_transfer = 1;
@@ -493,8 +516,7 @@ void data_kernel_begin(struct cregion *r, struct obs_event *e) {
         use_after_free(r, e, k, base, f);
       continue;
     }
-    b->last_kernel = r->kernel;
-    b->last_kernel_at = r->where;
+    last_kernel(r, b);
     b->chose_back = 0;
     if (b->kind != CB_MAPPED || b->initialized || b->uninit_reported ||
         (b->maptype & (OMP_TGT_MAPTYPE_TO | OMP_TGT_MAPTYPE_FROM)))
