@@ -279,7 +279,7 @@ static void copy_to(struct cthread *t, int32_t dev, uintptr_t hst,
   if (check_cfg.report)
     report_copy_to(r, b, hst, size, var, hash ? &h : NULL);
   if (b->kind == CB_GLOBAL && check_cfg.check)
-    data_global_synced(b);
+    data_global_synced(b, tgt, size);
 }
 
 /* DEFERRED: seen at the queue's wait, after the copy (check_synced). */
@@ -331,7 +331,7 @@ static void copy_from(struct cthread *t, int32_t dev, uintptr_t hst,
   if (check_cfg.check) {
     hostptr_after_copy_from(hst, size);
     if (b->kind == CB_GLOBAL)
-      data_global_synced(b);
+      data_global_synced(b, tgt, size);
   }
 }
 

@@ -471,7 +471,9 @@ enum { CLEAN_UNWRITTEN, CLEAN_SLACK };
 RT_HIDDEN int check_clean_pair(const char *where, const struct cblock *b,
                                int kind, int add);
 RT_HIDDEN void data_globals_check(struct cregion *r, int32_t dev);
-RT_HIDDEN void data_global_synced(struct cblock *g);
+/* A copy between host and device moved [TGT, TGT+SIZE) of global G. */
+RT_HIDDEN void data_global_synced(struct cblock *g, uintptr_t tgt,
+                                  uintptr_t size);
 /* After the kernel of R completed: a stale global it did not read, or one
  * a kernel of its device wrote, is no stale finding. */
 RT_HIDDEN void data_globals_kernel_done(const struct cregion *r);

@@ -641,7 +641,10 @@ static void stale_drop(struct stale_global **p, int report) {
   free(s);
 }
 
-void data_global_synced(struct cblock *g) {
+static int same_but_addresses(const unsigned char *hst,
+                              const unsigned char *dev, uintptr_t n);
+
+void data_global_synced(struct cblock *g, uintptr_t tgt, uintptr_t size) {
   struct stale_global **p = stale_find(g->dev, g->tgt);
   if (*p)
     stale_drop(p, !(*p)->watcher || stale_unwatch(*p));
@@ -650,6 +653,15 @@ void data_global_synced(struct cblock *g) {
   g->sync_hash = check_hash((const void *)g->hst, g->size);
   g->sync_known = 1;
   g->stale_reported = 0;
+  if (tgt == g->tgt && size >= g->size)
+    return;
+  /* Part of it moved (`target update to(coef[0:2])`): the device holds
+   * what it holds now, which is stale where the host differs. */
+  unsigned char *d = device_bytes(g->dev, g->tgt, g->size);
+  if (d && memcmp((const void *)g->hst, d, g->size) &&
+      !same_but_addresses((const unsigned char *)g->hst, d, g->size))
+    g->sync_hash = check_hash(d, g->size);
+  free(d);
 }
 
 void data_globals_kernel_done(const struct cregion *r) {
