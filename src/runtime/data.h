@@ -74,6 +74,11 @@ int rt_data_update(struct rt_op *op, const struct rt_args *a);
  * prints LLVM 14's "Call to targetData... via targetDataMapper" error. */
 int rt_data_mapper(struct rt_op *op, const struct rt_args *a, int32_t i,
                    enum rt_data_kind kind, rt_data_routine routine);
+/* mapper.c: whether component 0 of the mapper of argument I of A holds that
+ * argument's reference (it is not a member, nor a pointer's pointee, nor
+ * a component 0 that holds none): counted, and removed at its last
+ * reference, as a list item of its own is. */
+int rt_mapper_holds_ref(const struct rt_args *a, int32_t i);
 
 /* Bytes a struct's combined entry at BEGIN is padded down by (device
  * padding, so that its members keep their host alignment on the device):

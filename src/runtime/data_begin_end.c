@@ -147,12 +147,11 @@ static int get_target_pointer(struct rt_op *op, struct map_table *t,
       map_inc_ref(e, hold);
       action = " (incremented)";
     } else {
-      /* No reference of its own (a member, a mapper's first component):
-       * copied when this construct created the storage.  LLVM 14 to 19
-       * guess that from a total count of 1, which also holds for a
-       * struct mapped earlier through a mapper (a mapper never counts
-       * it), so a present struct was copied again over the device's
-       * values; LLVM 22 does not. */
+      /* No reference of its own (a member, a mapper's component 0 for a
+       * member or pointee): copied when this construct created the
+       * storage.  LLVM 14 to 19 guess that from a total count of 1,
+       * which also holds for storage a mapper left mapped (a count of 1
+       * nothing drops). */
       r->is_new = op->stamp ? e->born == op->stamp : map_total_ref(e) == 1;
       action = " (update suppressed)";
     }
@@ -210,6 +209,13 @@ static int get_target_pointer(struct rt_op *op, struct map_table *t,
   return 0;
 }
 
+/* Whether argument I of A is a mapper's component 0 that holds no
+ * reference (rt_mapper_holds_ref): it changes no count and is never
+ * removed. */
+static int no_ref_of_own(const struct rt_args *a, int32_t i) {
+  return a->from_mapper && i == 0 && !a->mapper_ref;
+}
+
 /* One argument of data begin (caller holds the map lock; it may be
  * dropped and taken again, and is held on return when *HELD is 1). */
 static int begin_one(struct rt_op *op, struct map_table *t,
@@ -232,8 +238,8 @@ static int begin_one(struct rt_op *op, struct map_table *t,
       size += (int64_t)pad;
     }
   }
-  int update_ref = !(type & OMP_TGT_MAPTYPE_MEMBER_OF) &&
-                   !(a->from_mapper && i == 0);
+  int no_ref = no_ref_of_own(a, i);
+  int update_ref = !(type & OMP_TGT_MAPTYPE_MEMBER_OF) && !no_ref;
   struct tpr ptr = {0};
   uintptr_t ptr_hst = 0;
   if (type & OMP_TGT_MAPTYPE_PTR_AND_OBJ) {
@@ -254,7 +260,7 @@ static int begin_one(struct rt_op *op, struct map_table *t,
     }
     ptr_hst = base;
     base = *(uintptr_t *)base;
-    update_ref = !a->from_mapper || i != 0;
+    update_ref = !no_ref;
   }
   /* Step 2 (or the only step): the object. */
   struct tpr obj;
@@ -472,7 +478,8 @@ static int end_one(struct rt_op *op, struct map_table *t,
   int present = (type & OMP_TGT_MAPTYPE_PRESENT) != 0;
   int is_member = (type & OMP_TGT_MAPTYPE_MEMBER_OF) &&
                   !(type & OMP_TGT_MAPTYPE_PTR_AND_OBJ);
-  int update_ref = !is_member && !(a->from_mapper && i == 0);
+  int no_ref = no_ref_of_own(a, i);
+  int update_ref = !is_member && !no_ref;
   int32_t dev = RT_DEV_ID(op);
   char dyn[24], hl[24], nm[256];
 
@@ -558,7 +565,7 @@ static int end_one(struct rt_op *op, struct map_table *t,
           return -1;
       }
     }
-    if (del_entry && a->from_mapper && i == 0) {
+    if (del_entry && no_ref) {
       del_entry = 0;
       *mapper_base = begin;
     }

@@ -68,6 +68,56 @@ void *rt_target_alloc(size_t size, int dev, int32_t kind, const char *api,
   return p;
 }
 
+/* A mapping of D whose device copy holds P: the runtime owns that memory,
+ * and freeing it would leave the mapping pointing at freed memory. */
+struct owner {
+  uintptr_t p;
+  struct map_entry *hit;
+};
+
+static int holds(struct map_entry *e, void *arg) {
+  struct owner *o = arg;
+  if (e->kind == MAP_KIND_MAPPED && e->tgt_begin && o->p >= e->tgt_begin &&
+      o->p < e->tgt_begin + (e->hst_end - e->hst_begin)) {
+    o->hit = e;
+    return 1;
+  }
+  return 0;
+}
+
+/* Refuse (and say why) to free P, the device copy of a mapped variable of
+ * D: -1 then, else 0. */
+static int refuse_mapped(struct rt_device *d, void *p, const char *api,
+                         const void *ra) {
+  struct owner o = {(uintptr_t)p, NULL};
+  char nm[256], at[300], call[400];
+  biaslock_lock(&d->map_lock);
+  if (d->maps)
+    map_foreach(d->maps, holds, &o);
+  if (o.hit) {
+    rt_name_str(o.hit->name, nm, sizeof nm);
+    rt_name_loc_str(o.hit->name, at, sizeof at);
+    char *col = strrchr(at, ':'); /* file:line, as messages cite lines */
+    if (col && col != strchr(at, ':'))
+      *col = '\0';
+  }
+  biaslock_unlock(&d->map_lock);
+  if (!o.hit)
+    return 0;
+  check_api_call(api, ra, 0, call, sizeof call);
+  if (o.hit->name)
+    ompemu_error("ompemu", "%s: " OMPEMU_PTR " is the device copy of the "
+                 "mapped variable %s (declared at %s), not memory from "
+                 "omp_target_alloc: nothing done", call, OMPEMU_P(p), nm, at);
+  else
+    ompemu_error("ompemu", "%s: " OMPEMU_PTR " is the device copy of the "
+                 "mapped host memory [" OMPEMU_PTR ", " OMPEMU_PTR "), not "
+                 "memory from omp_target_alloc: nothing done", call,
+                 OMPEMU_P(p), OMPEMU_P(o.hit->hst_begin),
+                 OMPEMU_P(o.hit->hst_end));
+  return -1;
+}
+
 void rt_target_free(void *device_ptr, int device_num, const char *api,
                     const void *ra) {
   if (!device_ptr)
@@ -86,6 +136,8 @@ void rt_target_free(void *device_ptr, int device_num, const char *api,
   }
   DTRACE(1, "device %d: %s(" OMPEMU_PTR ")", device_num, api,
          OMPEMU_P(device_ptr));
+  if (refuse_mapped(d, device_ptr, api, ra))
+    return;
   if (rt_dev_free(d, device_ptr)) {
     char call[400];
     check_api_call(api, ra, 0, call, sizeof call);

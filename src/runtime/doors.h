@@ -27,6 +27,8 @@ struct rt_args {
   map_var_info_t *names; /* or NULL */
   void **mappers;        /* user-defined mapper functions, or NULL */
   int from_mapper;       /* components produced by a user-defined mapper */
+  int mapper_ref;        /* from_mapper: component 0 holds the reference of
+                            the list item the mapper was called for */
   int nowait;            /* a data construct's _nowait form (a deferred
                             target task: observers see it as nowait) */
 };

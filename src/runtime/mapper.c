@@ -2,8 +2,11 @@
  * function pushes components through __tgt_push_mapper_component into a
  * handle the runtime passes it; the components then go through the data
  * routine that met the mapper (begin, end or update, which passes itself)
- * as one list marked "from a mapper" (no refcount change and no removal
- * for component 0). */
+ * as one list marked "from a mapper".  Component 0 holds the reference
+ * of the list item the mapper was called for when that item is a variable
+ * or array section of its own (rt_mapper_holds_ref); for a member or a
+ * pointer's pointee it changes no count and is never removed, as in LLVM
+ * 14 to 22, whose component 0 never counts. */
 #include "config.h"
 #include "data.h"
 #include "trace.h"
@@ -53,6 +56,13 @@ void rt_mapper_push(void *handle, void *base, void *begin, int64_t size,
 typedef void (*mapper_fn)(void *handle, void *base, void *begin, int64_t size,
                           int64_t type, void *name);
 
+int rt_mapper_holds_ref(const struct rt_args *a, int32_t i) {
+  int64_t type = a->types[i];
+  if (type & (OMP_TGT_MAPTYPE_MEMBER_OF | OMP_TGT_MAPTYPE_PTR_AND_OBJ))
+    return 0;
+  return !a->from_mapper || i != 0 || a->mapper_ref;
+}
+
 /* The components of argument I of A through ROUTINE. */
 static int run_mapper(struct rt_op *op, const struct rt_args *a, int32_t i,
                       rt_data_routine routine) {
@@ -89,7 +99,7 @@ static int run_mapper(struct rt_op *op, const struct rt_args *a, int32_t i,
     names[i] = h.c[i].name;
   }
   struct rt_args comps = {a->loc, n, bases, begins, sizes, types, names, NULL,
-                          1};
+                          1, rt_mapper_holds_ref(a, i)};
   rc = routine(op, &comps);
 out:
   free(bases);

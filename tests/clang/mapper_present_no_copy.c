@@ -1,10 +1,9 @@
 // A struct with a mapper, present since an enter data, mapped again with
 // to: nothing may be copied (its count is not zero), so a host-only change
-// stays on the host.  The mapper's first component holds no reference of
-// its own, and LLVM 14 to 19 take a total count of 1 for "created by this
-// construct" and copy the struct again (LLVM 22 does not); ompemu copies
-// an entry without a reference of its own only when this construct
-// created it.
+// stays on the host.  LLVM 14 to 19 never count the mapper's first
+// component and take its count of 1 for "created by this construct", so
+// they copy the struct again (LLVM 22 does not); ompemu counts it as the
+// list item the mapper was called for (docs/abi-clang14.md 13.9).
 // LLVM14-FAILS: a present struct with a mapper is copied again
 // SKIP-MODE-llvmrt: LLVM 14's runtime copies the present struct again (mapper path)
 #include "check.h"

@@ -69,7 +69,7 @@ tests_unit_test_exec_SOURCES = tests/unit/test_exec.c src/plugins/emu/exec.c \
 	src/plugins/emu/fastmem.c \
 	src/plugins/emu/exec_event.c src/plugins/emu/exec_internal.h \
 	src/plugins/emu/exec_wait.c src/plugins/emu/exec_call.c src/plugins/emu/devctx.c \
-	src/plugins/emu/exec_inline.c \
+	src/plugins/emu/exec_inline.c src/plugins/emu/exec_icv.c \
 	src/plugins/emu/exec_observe.c $(emu_flang_rtl_sources)
 tests_unit_test_exec_CFLAGS = $(emu_unit_cflags)
 tests_unit_test_exec_LDADD = $(emu_unit_ldadd)
@@ -100,7 +100,7 @@ tests_unit_test_plugin_SOURCES = tests/unit/test_plugin.c \
 	src/plugins/emu/watch.c src/plugins/emu/watch.h \
 	src/plugins/emu/exec_event.c src/plugins/emu/exec_internal.h \
 	src/plugins/emu/exec_wait.c src/plugins/emu/exec_call.c src/plugins/emu/devicertl.c \
-	src/plugins/emu/exec_inline.c \
+	src/plugins/emu/exec_inline.c src/plugins/emu/exec_icv.c \
 	src/plugins/emu/devctx.c src/plugins/emu/exec_observe.c $(emu_flang_rtl_sources) \
 	src/plugins/emu/device.c src/plugins/emu/data.c \
 	src/plugins/emu/plugin.c src/plugins/emu/fptr.c src/plugins/emu/inject.c \

@@ -97,10 +97,13 @@ EMU_EXPORT void *__tgt_rtl_data_alloc(int32_t id, int64_t size, void *hst,
     p = arena_alloc(d->data, (size_t)size);
     if (p && kind == TARGET_ALLOC_SHARED) /* poisoned now: the host reads it */
       (void)arena_read_begin(d->data, p, (size_t)size);
+    /* A warning: a full device is an outcome the caller defines (NULL
+     * from omp_target_alloc, which a program may test for); a construct
+     * that cannot map reports its own error. */
     if (!p)
-      ompemu_error("emu", "device %d: out of device memory: request of %ld "
-                   "bytes, %zu of %zu in use", id, (long)size,
-                   arena_in_use(d->data), arena_capacity(d->data));
+      ompemu_warning("emu", "device %d: out of device memory: request of %ld "
+                     "bytes, %zu of %zu in use", id, (long)size,
+                     arena_in_use(d->data), arena_capacity(d->data));
     break;
   case TARGET_ALLOC_HOST:
     p = alloc_host(d, (size_t)size);

@@ -28,6 +28,9 @@ struct emu_devctx {
    * (devicertl_flang.h); NULL for any other kernel. */
   const void *kernel_env;
   const void *entry;           /* the kernel's entry, NULL if none */
+  /* The launching thread's thread-limit ICV (`target thread_limit` of
+   * clang 19+), given to the thread that runs the kernel; 0: none. */
+  int32_t icv_thread_limit;
 };
 
 /* The calling thread's device context, NULL on a host thread. */

@@ -7,6 +7,7 @@
 #include "exec_call.h"
 #include "devicertl_flang.h"
 #include "exec.h"
+#include "exec_icv.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -96,7 +97,9 @@ int exec_call_kernel(struct exec_cifs *cifs, void *entry, void **vals,
     if (setup)
       setup();
     struct emu_devctx *old = emu_swap_ctx_in(slot, ctx);
+    int32_t own = ctx ? exec_icv_thread_limit_enter(ctx->icv_thread_limit) : 0;
     call_direct(entry, vals, n);
+    exec_icv_thread_limit_leave(own);
     void (*after)(void) = emu_kernel_after;
     if (after)
       after();
@@ -126,7 +129,9 @@ int exec_call_kernel(struct exec_cifs *cifs, void *entry, void **vals,
   if (setup)
     setup();
   struct emu_devctx *old = emu_swap_ctx_in(slot, ctx);
+  int32_t own = ctx ? exec_icv_thread_limit_enter(ctx->icv_thread_limit) : 0;
   devicertl_call_kernel(cif, entry, av, ctx); /* flang's: a league */
+  exec_icv_thread_limit_leave(own);
   void (*after)(void) = emu_kernel_after;
   if (after)
     after();

@@ -22,6 +22,7 @@ libomptarget_rtl_emu_la_SOURCES = $(emu_loader_sources) \
 	src/plugins/emu/exec_wait.c src/plugins/emu/exec_wait.h \
 	src/plugins/emu/exec_call.c src/plugins/emu/exec_call.h \
 	src/plugins/emu/exec_inline.c src/plugins/emu/exec_inline.h \
+	src/plugins/emu/exec_icv.c src/plugins/emu/exec_icv.h \
 	src/plugins/emu/exec_observe.c src/plugins/emu/exec_observe.h \
 	src/plugins/emu/devicertl.c src/plugins/emu/devicertl.h src/plugins/emu/devctx.c \
 	src/plugins/emu/devicertl_flang.c src/plugins/emu/devicertl_flang.h \

@@ -6,6 +6,7 @@
  * message naming the kernel and the device. */
 #include "config.h"
 #include "emu.h"
+#include "exec_icv.h"
 #include "loader.h"
 #include "trace.h"
 
@@ -240,8 +241,11 @@ static int32_t launch(int32_t id, void *entry, void **args, ptrdiff_t *offs,
                  "image loaded on the device", id, OMPEMU_P(entry));
     return OFFLOAD_FAIL;
   }
+  unsigned needs = loader_kernel_needs(img, entry);
   struct emu_devctx ctx = {id, img, teams, limit, trip,
-                           loader_kernel_env(img, entry), entry};
+                           loader_kernel_env(img, entry), entry,
+                           needs & EXEC_USES_LIBOMP ? exec_icv_thread_limit()
+                                                    : 0};
   if (OMPEMU_TRACE_ON(2) ||
       (emu_plugin()->info_flag & EMU_INFO_PLUGIN_KERNEL)) {
     pthread_mutex_lock(&d->lock);
@@ -270,8 +274,7 @@ static int32_t launch(int32_t id, void *entry, void **args, ptrdiff_t *offs,
   int rc = injected ? exec_launch_failing(d->exec, emu_queue_of(ai), entry,
                                           injected, &f)
                     : exec_launch_here(d->exec, emu_queue_of(ai), entry,
-                                       args, offs, n, &ctx, &f,
-                                       loader_kernel_needs(img, entry));
+                                       args, offs, n, &ctx, &f, needs);
   if (rc != 0 && f.why[0]) /* else exec reported why it could not queue */
     report_fault(d, &f);
   return rc == 0 ? OFFLOAD_SUCCESS : OFFLOAD_FAIL;

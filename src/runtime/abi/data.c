@@ -18,7 +18,8 @@ static void data(enum rt_data_kind kind, ident_t *loc, int64_t device_id,
                  map_var_info_t *arg_names, void **arg_mappers, int nowait,
                  const void *ra) {
   struct rt_args a = {loc,       arg_num,   args_base,   args, arg_sizes,
-                      arg_types, arg_names, arg_mappers, 0,    nowait};
+                      arg_types, arg_names, arg_mappers, 0,    0,
+                      nowait};
   int observed = OBS_ON();
   if (observed)
     rt_construct_ra = ra;

@@ -34,6 +34,7 @@ static int launch(ident_t *loc, int64_t device_id, void *host_ptr,
   l.args.names = arg_names;
   l.args.mappers = arg_mappers;
   l.args.from_mapper = 0;
+  l.args.mapper_ref = 0;
   l.teams = teams;
   l.num_teams[0] = num_teams;
   l.num_teams[1] = l.num_teams[2] = 0;
