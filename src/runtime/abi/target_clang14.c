@@ -35,6 +35,7 @@ static int launch(ident_t *loc, int64_t device_id, void *host_ptr,
   l.args.mappers = arg_mappers;
   l.args.from_mapper = 0;
   l.args.mapper_ref = 0;
+  l.args.nowait = 0; /* the launch's own: l.nowait */
   l.teams = teams;
   l.num_teams[0] = num_teams;
   l.num_teams[1] = l.num_teams[2] = 0;
