@@ -521,8 +521,17 @@ static void on_map(struct cthread *t, const struct obs_event *e) {
     u->present = 1;
   if (u && !u->size)
     race_use_extent(r, u);
-  if (e->decision == OBS_MAP_EXISTS && b && b->tgt == e->tgt)
+  if (e->decision == OBS_MAP_EXISTS && b && b->tgt == e->tgt) {
     check_name_adopt(b, e->var, (uintptr_t)e->size);
+    /* A member entry covering the whole block this construct just made
+     * for its struct (clang's `map(from: l->w[0:64])`: the struct's part,
+     * alloc, then the member, from): the block is mapped as the member
+     * says. */
+    if ((e->maptype & OMP_TGT_MAPTYPE_MEMBER_OF) && r &&
+        b->mapped_at == r->where && (uintptr_t)e->size >= b->size &&
+        !(b->maptype & (OMP_TGT_MAPTYPE_TO | OMP_TGT_MAPTYPE_FROM)))
+      b->maptype |= e->maptype & (OMP_TGT_MAPTYPE_TO | OMP_TGT_MAPTYPE_FROM);
+  }
   if (e->decision == OBS_MAP_EXISTS && check_cfg.check)
     data_map_exists(r, b, e);
   if (u && e->decision == OBS_MAP_DECREMENT &&
