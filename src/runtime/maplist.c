@@ -74,6 +74,25 @@ static int inside_some_entry(const struct rt_args *a, int32_t self,
   return 0;
 }
 
+/* Whether [B, E) of entry SELF, a member of P, lies in the object another
+ * member of P points to (a PTR_AND_OBJ entry: flang maps the heap object
+ * of an allocatable or pointer derived type so, as a member of its
+ * descriptor, then that object's components as members of the descriptor
+ * too, `map(tofrom: x, x%a)` for `type(t), allocatable :: x`). */
+static int inside_pointee_of(const struct rt_args *a, int32_t self, int32_t p,
+                             uintptr_t b, uintptr_t e) {
+  for (int32_t j = 0; j < a->n; j++) {
+    if (j == self || !(a->types[j] & OMP_TGT_MAPTYPE_PTR_AND_OBJ) ||
+        (a->types[j] & SKIP_TYPES) || ompemu_parent_index(a->types[j]) != p)
+      continue;
+    uintptr_t jb, je;
+    range_of(a, j, &jb, &je);
+    if (b >= jb && e <= je)
+      return 1;
+  }
+  return 0;
+}
+
 /* Append I and, recursively, its members (in list order) to ORDER. */
 static void emit(const struct rt_args *a, int32_t i, int32_t *order,
                  int32_t *k, const int32_t *first_child,
@@ -182,7 +201,8 @@ plan_members(const struct rt_args *a, int32_t *order, int *has_members) {
        * ones, and any straddling the parent's bounds, are refused. */
       int disjoint = e <= pb || b >= pe;
       if (a->sizes[i] > 0 && !(b >= pb && e <= pe) &&
-          !(disjoint && (a->types[i] & OMP_TGT_MAPTYPE_IMPLICIT))) {
+          !(disjoint && (a->types[i] & OMP_TGT_MAPTYPE_IMPLICIT)) &&
+          !inside_pointee_of(a, i, p, b, e)) {
         bad(a, i, p, "lies outside its parent");
         goto out;
       }
