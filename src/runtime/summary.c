@@ -114,11 +114,15 @@ static void on_kernel(const struct obs_event *e) {
     return;
   if (!k->name) {
     k->name = strdup(e->kernel ? e->kernel : "(unnamed)");
-    if (e->region && e->region->loc) {
+    if (e->region && e->region->loc && obs_loc_line(e->region->loc) > 0) {
       char file[256];
       snprintf(k->where, sizeof k->where, "%s:%d",
                obs_loc_file(e->region->loc, file, sizeof file),
                obs_loc_line(e->region->loc));
+    } else if (e->kernel) {
+      /* flang's ident says ";unknown;unknown;0;0;;": the kernel's name
+       * gives the line and the function ("line 9 of the main program"). */
+      (void)rt_kernel_where(e->kernel, k->where, sizeof k->where);
     }
   }
   if (e->result) {
