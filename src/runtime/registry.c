@@ -304,6 +304,16 @@ static void trace_lib(const struct rt_lib *l) {
                e->size, e->name ? e->name : "(null)");
 }
 
+/* A loaded plugin for devices of KIND ("nvidia", "amd"), or NULL. */
+static const struct rt_plugin *plugin_of_kind(const char *kind) {
+  for (const struct rt_plugin *p = rt_state.plugins; p; p = p->next) {
+    const char *k = rt_plugin_kind(p);
+    if (k && !strcmp(k, kind))
+      return p;
+  }
+  return NULL;
+}
+
 /* Why no plugin claimed image IMG of L, into WHY. */
 static void unclaimed_why(const struct rt_lib *l, const struct rt_image *img,
                           char *why, size_t len) {
@@ -312,11 +322,15 @@ static void unclaimed_why(const struct rt_lib *l, const struct rt_image *img,
   if (!rt_state.plugins && !rt_plugins_deferred(NULL))
     snprintf(why, len, "no plugin is loaded%s%s%s", env ? " (OMPEMU_PLUGINS="
              : "", env ? env : "", env ? ")" : "");
-  else if (kind && strcmp(kind, "host"))
+  else if (kind && strcmp(kind, "host") && !plugin_of_kind(kind))
     snprintf(why, len, "its image %d is for %s devices%s%s%s, and no plugin "
              "with such a device is loaded", img->index, kind,
              img->arch ? " (" : "", img->arch ? img->arch : "",
              img->arch ? ")" : "");
+  else if (kind && strcmp(kind, "host"))
+    snprintf(why, len, "plugin %s, of its image %d's %s devices, refused it "
+             "(OMPEMU_TRACE=1 says why: an architecture no device has?)",
+             plugin_of_kind(kind)->name, img->index, kind);
   else
     snprintf(why, len, "every plugin loaded refused its image %d, which is "
              "no program for a device it has (`ompemu-dump %s` shows what "

@@ -118,14 +118,18 @@ st=$?
 unset FAKE_CUDA_NUM_DEVICES
 report "fptr table: two cuda devices, one table each" $st
 
-# An image for an SM the device cannot run: refused with a note, and the
-# program falls back to the host (emu cannot run EM_CUDA either).
+# An image for an SM the device cannot run: refused with a note; emu
+# cannot run EM_CUDA either, so the program stops (exit 125) instead of
+# running on the host, unless OMP_TARGET_OFFLOAD=disabled asks for that.
 : >"$log"
 mkdir -p sm80 && (cd sm80 && cubin hello 80 && prog hello) &&
-  step env LD_LIBRARY_PATH="$FAKE" OMPEMU_PLUGINS=cuda,emu OMPEMU_TRACE=1 \
-    LOWERED_EXPECT=fallback "$B/ompemu-run" sm80/hello &&
-  step grep -q "cuda: image 0x.* refused: built for sm_80; no device can run it (device 0: sm_70)" "$log"
-report "sm_80 image on a sm_70 device: refused with a note, host fallback" $?
+  { env LD_LIBRARY_PATH="$FAKE" OMPEMU_PLUGINS=cuda,emu OMPEMU_TRACE=1 \
+      "$B/ompemu-run" sm80/hello >>"$log" 2>&1; [ $? -eq 125 ]; } &&
+  step grep -q "cuda: image 0x.* refused: built for sm_80; no device can run it (device 0: sm_70)" "$log" &&
+  step grep -q "no device can run its target regions: plugin cuda, of its image 0's nvidia devices, refused it" "$log" &&
+  step env LD_LIBRARY_PATH="$FAKE" OMPEMU_PLUGINS=cuda,emu OMP_TARGET_OFFLOAD=disabled \
+    LOWERED_EXPECT=fallback "$B/ompemu-run" sm80/hello
+report "sm_80 image on a sm_70 device: refused with a note, exit 125; host fallback when asked" $?
 
 # No driver: the cuda plugin reports 0 devices with a note; emu runs.
 : >"$log"

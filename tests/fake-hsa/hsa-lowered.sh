@@ -103,14 +103,18 @@ st=$?
 unset FAKE_HSA_GPUS
 report "fptr table: two gfx906 agents, one table each in its own memory" $st
 
-# An image for an ISA no agent has: refused with a note naming both, and
-# the program falls back to the host (emu cannot run EM_AMDGPU either).
+# An image for an ISA no agent has: refused with a note naming both; emu
+# cannot run EM_AMDGPU either, so the program stops (exit 125) instead of
+# running on the host, unless OMP_TARGET_OFFLOAD=disabled asks for that.
 : >"$log"
 mkdir -p gfx90a && (cd gfx90a && codeobj hello gfx90a && prog hello) &&
-  step env LD_LIBRARY_PATH="$FAKE" OMPEMU_PLUGINS=hsa,emu OMPEMU_TRACE=1 \
-    LOWERED_EXPECT=fallback "$B/ompemu-run" gfx90a/hello &&
-  step grep -q "hsa: image 0x[0-9a-f]* refused: code object for mach 0x3f (gfx90a), agents are gfx906" "$log"
-report "gfx90a image with a gfx906 agent: refused with a note, host fallback" $?
+  { env LD_LIBRARY_PATH="$FAKE" OMPEMU_PLUGINS=hsa,emu OMPEMU_TRACE=1 \
+      "$B/ompemu-run" gfx90a/hello >>"$log" 2>&1; [ $? -eq 125 ]; } &&
+  step grep -q "hsa: image 0x[0-9a-f]* refused: code object for mach 0x3f (gfx90a), agents are gfx906" "$log" &&
+  step grep -q "no device can run its target regions: plugin hsa, of its image 0's amd devices, refused it" "$log" &&
+  step env LD_LIBRARY_PATH="$FAKE" OMPEMU_PLUGINS=hsa,emu OMP_TARGET_OFFLOAD=disabled \
+    LOWERED_EXPECT=fallback "$B/ompemu-run" gfx90a/hello
+report "gfx90a image with a gfx906 agent: refused with a note, exit 125; host fallback when asked" $?
 
 # The double's hsa_init failing: 0 hsa devices, emu runs an x86-64 image.
 : >"$log"
