@@ -244,6 +244,19 @@ static void report_pair(const struct cregion *a, const struct cregion *b,
                                  "reads it"
                                : "the second writes it and the first "
                                  "reads it";
+  if (a->kind == OBS_R_TARGET && b->kind == OBS_R_TARGET &&
+      a->where == b->where && a->kernel == b->kernel) {
+    /* Two regions of one construct: a loop of nowait launches. */
+    check_finding("race between nowait target regions: two regions of the "
+                  "construct at %s (kernel %s), launched one after the other "
+                  "(a loop?), were in flight together with no dependence "
+                  "between them, and each uses %s: %s; depend clauses or a "
+                  "taskwait order them (ompemu ran the batch in the order "
+                  "%s)", a->where, a->kernel ? a->kernel : "?",
+                  check_var_words(var, ua->rhst, ua->rsize, v, sizeof v), who,
+                  order);
+    return;
+  }
   if (a->kind == OBS_R_TARGET && b->kind == OBS_R_TARGET) {
     check_finding("race between nowait target regions: the one at %s (kernel "
                   "%s) and the one at %s (kernel %s) were in flight together "

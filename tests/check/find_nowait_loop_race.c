@@ -5,7 +5,7 @@
 // same every run: 27, what the loop gives run in order.
 // OMPEMU-RUN: --check
 // EXPECT-EXIT: 99
-// EXPECT-STDERR: ompemu: check: race between nowait target regions: the one at find_nowait_loop_race.c:19
+// EXPECT-STDERR: ompemu: check: race between nowait target regions: two regions of the construct at find_nowait_loop_race.c:19 (kernel __omp_offloading_
 // EXPECT-STDOUT: x[0] = 27
 // RUN-SAME-STDERR-TIMES: 4
 #include <stdio.h>
