@@ -31,6 +31,15 @@ struct rt_args {
                             target task: observers see it as nowait) */
 };
 
+/* untrusted.c: LOC, or NULL when it or its psource is unreadable; in A,
+ * the same for loc, and names NULL when any name is unreadable.  For the
+ * paths that read them (messages, traces, INFO, observers). */
+RT_HIDDEN ident_t *rt_loc_readable(ident_t *loc);
+RT_HIDDEN void rt_args_readable(struct rt_args *a);
+/* Whether anything that reads locations and names is on. */
+#define RT_READS_NAMES()                                                     \
+  (OBS_ON() || OMPEMU_TRACE_ON(1) || rt_state.info_flags)
+
 /* One kernel launch.  The doors set every field one by one (launch() in
  * abi/target_clang14.c, rt_kernel_args_decode): a field added here must be
  * set there too. */

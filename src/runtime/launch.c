@@ -310,6 +310,12 @@ out:
 }
 
 int rt_target(const struct rt_launch *l) {
+  struct rt_launch safe;
+  if (RT_READS_NAMES()) {
+    safe = *l;
+    rt_args_readable(&safe.args);
+    l = &safe;
+  }
   int64_t device_id = l->device_id;
   ident_t *loc = l->args.loc;
   struct rt_device *d = NULL;

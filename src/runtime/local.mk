@@ -15,6 +15,7 @@ rt_core_sources = \
 	src/runtime/kernel_where.c \
 	src/runtime/entry_index.c \
 	src/runtime/plugin_loader.c \
+	src/runtime/safemem.h src/runtime/safemem.c src/runtime/untrusted.c \
 	src/runtime/entries.c \
 	src/runtime/globals.c \
 	src/runtime/fptr_table.c \

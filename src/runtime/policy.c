@@ -72,6 +72,7 @@ int rt_default_device(void) {
 /* ";file;func;line;col;;" -> FILE (basename), LINE, COL; 0 if unknown. */
 static int source_location(ident_t *loc, char *file, size_t n, int *line,
                            int *col) {
+  loc = rt_loc_readable(loc);
   if (!loc || !loc->psource || loc->psource[0] != ';')
     return 0;
   const char *f = loc->psource + 1;
