@@ -256,20 +256,42 @@ static int memcpy_side(const char *which, const void *p, int32_t dev,
   return -1;
 }
 
-int check_api_device_side(const char *which, const void *p, size_t len,
-                          struct rt_device *d, int32_t dev, const char *api,
-                          const void *ra) {
-  char why[200];
-  if (!d->plugin->ompemu_not_device ||
-      d->plugin->ompemu_not_device(d->local_id, p, (int64_t)len, why,
-                                   sizeof why) != 1)
+int check_api_device_side(const char *which, const void *base, size_t off,
+                          size_t len, int rect, struct rt_device *d,
+                          int32_t dev, const char *api, const void *ra) {
+  char why[300];
+  const char *p = (const char *)base + off;
+  int r = d->plugin->ompemu_not_device
+              ? d->plugin->ompemu_not_device(d->local_id, p, (int64_t)len,
+                                             why, sizeof why)
+              : 0;
+  if (r != 1 && r != 2)
     return 0;
   struct side_words sw;
   side_words(api, ra, which, &sw);
-  ompemu_error("ompemu", "%s: %s %s" OMPEMU_PTR " (%zu bytes) is not "
-               "inside device %d memory, yet %s_device_num%s is device %d: "
-               "%s: nothing copied", sw.call, which, sw.var, OMPEMU_P(p), len, (int)dev,
-               which, sw.ex, (int)dev, why);
+  /* "d = 0x...", or with the offset apart: "d + dst_offset 400 = 0x..." */
+  char ptr[400], b[40];
+  snprintf(b, sizeof b, OMPEMU_PTR, OMPEMU_P(base));
+  int named = sw.var[0] != 0;
+  if (!off)
+    snprintf(ptr, sizeof ptr, "%s" OMPEMU_PTR, sw.var, OMPEMU_P(p));
+  else if (rect)
+    snprintf(ptr, sizeof ptr, "%.*s + %zu bytes (by %s_offsets and "
+             "%s_dimensions) = " OMPEMU_PTR,
+             named ? (int)strlen(sw.var) - 3 : (int)strlen(b),
+             named ? sw.var : b, off, which, which, OMPEMU_P(p));
+  else
+    snprintf(ptr, sizeof ptr, "%.*s + %s_offset %zu = " OMPEMU_PTR,
+             named ? (int)strlen(sw.var) - 3 : (int)strlen(b),
+             named ? sw.var : b, which, off, OMPEMU_P(p));
+  if (r == 2)
+    ompemu_error("ompemu", "%s: %s %s: %s: nothing copied", sw.call, which,
+                 ptr, why);
+  else
+    ompemu_error("ompemu", "%s: %s %s (%zu bytes) is not inside device %d "
+                 "memory, yet %s_device_num%s is device %d: %s: nothing "
+                 "copied", sw.call, which, ptr, len, (int)dev, which, sw.ex,
+                 (int)dev, why);
   return -1;
 }
 

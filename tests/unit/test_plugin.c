@@ -205,8 +205,9 @@ static void test_not_device(void **state) {
   assert_int_equal(r2, 0);
   assert_int_equal(r3, 1);
   assert_non_null(strstr(host_why, "it lies outside device 0's data range"));
-  assert_int_equal(r4, 1);
-  assert_non_null(strstr(over_why, "it overruns the allocation"));
+  assert_int_equal(r4, 2);
+  assert_non_null(strstr(over_why, "the copy of 51 bytes at offset 50 runs 1 "
+                                   "byte past the end of the allocation ["));
   assert_int_equal(r5, -1);
   assert_int_equal(r6, -1);
   assert_int_equal(r7, 1);
