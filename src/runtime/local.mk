@@ -56,7 +56,7 @@ rt_data_sources = \
 	src/runtime/dump_api.c \
 	src/runtime/check_api.h \
 	src/runtime/check_api.c \
-	src/runtime/callsite.h src/runtime/callsite.c \
+	src/runtime/callsite.h src/runtime/callsite.c src/runtime/callsite_caller.c \
 	src/runtime/dwarf_line.h src/runtime/dwarf_line.c \
 	src/runtime/dwarf_read.h src/runtime/dwarf_compdir.c \
 	src/runtime/dwarf_member.h src/runtime/dwarf_member.c \

@@ -45,7 +45,7 @@ tests_unit_test_core_SOURCES = tests/unit/test_core.c tests/unit/fake_plugin.h \
 	src/runtime/descriptor.c src/runtime/image_format.c \
 	src/runtime/entry_table.c \
 	src/runtime/abi/register.c src/runtime/abi/info.c \
-	src/runtime/callsite.c src/runtime/dwarf_line.c \
+	src/runtime/callsite.c src/runtime/callsite_caller.c src/runtime/dwarf_line.c \
 	src/runtime/dwarf_compdir.c src/runtime/dwarf_member.c \
 	$(obs_test_sources)
 tests_unit_test_core_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/runtime $(LIBELF_CFLAGS)
@@ -78,7 +78,7 @@ data_test_sources = tests/unit/data_fake.c tests/unit/data_fake.h \
 	src/runtime/data_construct.c src/runtime/launch.c \
 	src/runtime/safemem.c src/runtime/untrusted.c \
 	src/runtime/device_memory.c src/runtime/check_api.c \
-	src/runtime/callsite.c src/runtime/dwarf_line.c \
+	src/runtime/callsite.c src/runtime/callsite_caller.c src/runtime/dwarf_line.c \
 	src/runtime/dwarf_compdir.c src/runtime/dwarf_member.c \
 	src/runtime/abi/data.c src/runtime/abi/target_clang14.c \
 	src/runtime/abi/target_kernel.c src/runtime/kernel_args.c \
