@@ -40,10 +40,7 @@ static void plugin_init(void) {
                    "'kernel'; using 'copy'", f);
   }
   exec_read_options(&plugin.exec);
-  /* The runtime reports a malformed value; here it just counts as 0. */
-  const char *info = getenv("LIBOMPTARGET_INFO");
-  if (info && *info)
-    plugin.info_flag = (uint32_t)strtoul(info, NULL, 0);
+  ompemu_env_info(&plugin.info_flag);
   for (int i = 0; i < EMU_MAX_DEVICES; i++) {
     plugin.dev[i].id = i;
     plugin.dev[i].state = EMU_DEVICE_OFF;
