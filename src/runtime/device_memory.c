@@ -49,7 +49,7 @@ static void api_err(const char *api, const void *ra, const char *fmt, ...) {
 
 void *rt_target_alloc(size_t size, int dev, int32_t kind, const char *api,
                       const void *ra) {
-  if (size == 0 || (int64_t)size < 0)
+  if (size == 0)
     return NULL;
   if (dev == rt_num_devices()) {
     void *h = malloc(size);
@@ -61,7 +61,11 @@ void *rt_target_alloc(size_t size, int dev, int32_t kind, const char *api,
     not_started(api, dev);
     return NULL;
   }
-  void *p = rt_dev_alloc(d, (int64_t)size, NULL, kind);
+  /* Beyond what the plugin interface carries (int64_t), the largest it
+   * does: the device refuses it as it refuses every request larger than
+   * its memory, with the same message. */
+  int64_t want = size > (size_t)INT64_MAX ? INT64_MAX : (int64_t)size;
+  void *p = rt_dev_alloc(d, want, NULL, kind);
   check_api_alloc(dev, p, size, api, ra);
   DTRACE(1, "device %d: %s(%zu, kind %d) = " OMPEMU_PTR, dev, api, size,
          (int)kind, OMPEMU_P(p));

@@ -235,9 +235,10 @@ static void test_two_devices_and_capacity(void **state) {
   char *out = capture_end(&c);
   assert_int_equal(rx, OFFLOAD_FAIL);
   assert_null(big);
-  char want[200];
+  char want[300];
   snprintf(want, sizeof want, "device 0: out of device memory: request of %u "
-           "bytes, %zu of %u in use", CAP,
+           "bytes, %zu of %u in use; OMPEMU_DEVICE_MEMORY sets the capacity "
+           "(now 4M, at most 16G)", CAP,
            arena_in_use(emu_device_get(0, "test")->data), CAP);
   assert_non_null(strstr(out, want));
   free(out);
