@@ -80,8 +80,10 @@ RT_HIDDEN int rt_print_device_info(int64_t device_id);
  * region did not run on the device (the caller runs the host version). */
 RT_HIDDEN int rt_target(const struct rt_launch *l);
 /* Remember COUNT as the next launch's trip count on DEVICE_ID for this
- * thread. */
-RT_HIDDEN void rt_push_tripcount(int64_t device_id, uint64_t count);
+ * thread.  A device that is not ready fails the construct at LOC here,
+ * as in LLVM 14. */
+RT_HIDDEN void rt_push_tripcount(ident_t *loc, int64_t device_id,
+                                 uint64_t count);
 
 /* data_construct.c: data begin (enter data), end (exit data) or update on
  * DEVICE_ID for the map list A, then the offload policy.  OFFLOAD_SUCCESS

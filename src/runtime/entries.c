@@ -16,6 +16,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char *rt_host_entry_name(void *host_ptr) {
+  struct rt_lib *l;
+  int i;
+  if (rt_index_find(host_ptr, &l, &i) != 0)
+    return NULL;
+  return l->host_begin[i].name;
+}
+
 const char *rt_entry_kind(const __tgt_offload_entry *e) {
   if (e->flags & RT_ENTRY_FLAG_VTABLE)
     return "vtable";

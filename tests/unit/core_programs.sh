@@ -10,7 +10,7 @@ P=$S/tests/unit/core-progs
 RUN="timeout ${CORE_PROG_TIMEOUT:-60} $B/ompemu-run"
 LLVMLIB=${LLVM14_LIBDIR:-/usr/lib/llvm-14/lib}
 CLANG=${CLANG14:-}
-N=27
+N=29
 n=0
 fail=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
@@ -56,6 +56,10 @@ for mode in x86 emu; do
   $pre $RUN "$W/devcheck" bad >"$W/out" 2>&1; rc=$?
   check "$mode: a missing device: not ready, source location, fatal, abort" \
     '[ $rc -eq 134 ] && grep -q "^Libomptarget error: Device 7 is not ready.$" "$W/out" &&
+     grep -q "devcheck.c:[0-9]*:[0-9]*: Libomptarget fatal error 1: failure of target construct while offloading is mandatory" "$W/out"'
+  $pre $RUN "$W/devcheck" badloop >"$W/out" 2>&1; rc=$?
+  check "$mode: a missing device with a pushed trip count: one \"not ready\" line" \
+    '[ $rc -eq 134 ] && [ $(grep -c "^Libomptarget error: Device 7 is not ready.$" "$W/out") -eq 1 ] &&
      grep -q "devcheck.c:[0-9]*:[0-9]*: Libomptarget fatal error 1: failure of target construct while offloading is mandatory" "$W/out"'
 done
 
