@@ -117,7 +117,8 @@ int rt_target_is_present(const void *ptr, int device_num) {
 
 /* One copy between two devices or the host: 0 / -1.  DST_BASE and
  * SRC_BASE: the pointers the user passed (a _rect form copies row by row
- * from DST and SRC inside them; RECT set), for messages. */
+ * from DST and SRC inside them; RECT set), for messages.  RECT 2: only
+ * check (a _rect form checks every row before it copies any). */
 static int memcpy_impl(void *dst, const void *src, size_t len, size_t dst_off,
                        size_t src_off, int dst_dev, int src_dev,
                        const void *dst_base, const void *src_base, int rect,
@@ -148,6 +149,8 @@ static int memcpy_impl(void *dst, const void *src, size_t len, size_t dst_off,
                                    (size_t)(d - (const char *)dst_base), len,
                                    rect, dd, dst_dev, api, ra)))
     return OFFLOAD_FAIL;
+  if (rect == 2)
+    return OFFLOAD_SUCCESS;
   int rc = 0;
   DTRACE(2, "%s " OMPEMU_PTR " (device %d) -> " OMPEMU_PTR
            " (device %d), %zu bytes", api, OMPEMU_P(s), src_dev, OMPEMU_P(d),
@@ -199,11 +202,11 @@ static int memcpy_rect(void *dst, const void *src, size_t elem, int ndims,
                        const size_t *src_offsets, const size_t *dst_dims,
                        const size_t *src_dims, int dst_dev, int src_dev,
                        const void *dst_base, const void *src_base,
-                       const char *api, const void *ra) {
+                       int check_only, const char *api, const void *ra) {
   if (ndims == 1)
     return memcpy_impl(dst, src, elem * volume[0], elem * dst_offsets[0],
                        elem * src_offsets[0], dst_dev, src_dev, dst_base,
-                       src_base, 1, api, ra);
+                       src_base, check_only ? 2 : 1, api, ra);
   size_t dslice = elem, sslice = elem;
   for (int i = 1; i < ndims; i++) {
     dslice *= dst_dims[i];
@@ -215,7 +218,7 @@ static int memcpy_rect(void *dst, const void *src, size_t elem, int ndims,
                          (const char *)src + soff + sslice * i, elem, ndims - 1,
                          volume + 1, dst_offsets + 1, src_offsets + 1,
                          dst_dims + 1, src_dims + 1, dst_dev, src_dev,
-                         dst_base, src_base, api, ra);
+                         dst_base, src_base, check_only, api, ra);
     if (rc)
       return rc;
   }
@@ -234,9 +237,16 @@ int rt_target_memcpy_rect(
     api_err(api, ra, "Call to %s with invalid arguments", api);
     return OFFLOAD_FAIL;
   }
-  return memcpy_rect(dst, src, element_size, num_dims, volume, dst_offsets,
-                     src_offsets, dst_dimensions, src_dimensions,
-                     dst_device_num, src_device_num, dst, src, api, ra);
+  /* Every row checked first: a refused copy copies nothing. */
+  for (int check_only = 1; check_only >= 0; check_only--) {
+    int rc = memcpy_rect(dst, src, element_size, num_dims, volume,
+                         dst_offsets, src_offsets, dst_dimensions,
+                         src_dimensions, dst_device_num, src_device_num, dst,
+                         src, check_only, api, ra);
+    if (rc != OFFLOAD_SUCCESS)
+      return rc;
+  }
+  return OFFLOAD_SUCCESS;
 }
 
 int rt_target_associate_ptr(const void *host_ptr, const void *device_ptr,
