@@ -40,7 +40,8 @@ static int convert(const void *b, const void *e, const char *label,
   *n = 0;
   if (!b || !e || e == b)
     return 0;
-  if ((const char *)e < (const char *)b ||
+  /* (Reversed bounds are rt_entries_detect's to report.) */
+  if ((const char *)e > (const char *)b &&
       !rt_readable(b, (size_t)((const char *)e - (const char *)b))) {
     ompemu_error("ompemu", "%s: %s " OMPEMU_PTR ".." OMPEMU_PTR " is "
                  "unreadable: its entries are not used", label, what,

@@ -4,6 +4,7 @@
  *   name     a host entry's name points to an inaccessible page
  *   image    ImageStart..ImageEnd is an inaccessible page
  *   records  NumDeviceImages runs past the image array into such a page
+ *   table    the host entry table is in such a page
  *   loc      a data construct's ident_t * is wild (read in --check mode)
  *   names    its map names array is wild (read in --check mode)
  * argv[2]: the device image (hello.dev.so of tests/lowered). */
@@ -70,6 +71,10 @@ int main(int argc, char **argv) {
     rec->ImageEnd = bad + 4096;
   }
   __tgt_bin_desc desc = {!strcmp(c, "records") ? 5 : 1, rec, host, host + 1};
+  if (!strcmp(c, "table")) {
+    desc.HostEntriesBegin = rec->EntriesBegin = (__tgt_offload_entry *)bad;
+    desc.HostEntriesEnd = rec->EntriesEnd = (__tgt_offload_entry *)bad + 1;
+  }
   __tgt_register_lib(&desc);
 
   /* Starts the device: images loaded, entries paired. */

@@ -8,12 +8,12 @@ B=${OMPEMU_BUILDDIR:?} S=${OMPEMU_SRCDIR:?} CC=${CC:-cc}
 here=$S/tests/lowered/wild
 work=$B/tests/lowered/wild
 mkdir -p "$work" && cd "$work" || exit 1
-echo "1..5"
+echo "1..6"
 if ! { $CC -O1 -I"$S/include" -shared -fPIC "$S/tests/lowered/hello.dev.c" -o hello.dev.so &&
        $CC -O1 -Wall -I"$S/include" "$here/host.c" -L"$B/.libs" -lomptarget \
          -Wl,-rpath,"$B/.libs" -o wild; } >build.log 2>&1; then
   sed 's/^/# /' build.log
-  i=1; while [ $i -le 5 ]; do echo "not ok $i - build failed"; i=$((i + 1)); done
+  i=1; while [ $i -le 6 ]; do echo "not ok $i - build failed"; i=$((i + 1)); done
   exit 1
 fi
 n=0 fail=0
@@ -36,6 +36,7 @@ t() {
 t name "^ompemu: error: .*: host entry table: entry 0: name pointer 0x[0-9a-f]* is unreadable: the entry is not used$"
 t image "^ompemu: error: .*: descriptor 0x[0-9a-f]*: device image 0 of 1: ImageStart..ImageEnd 0x[0-9a-f]*..0x[0-9a-f]* is unreadable: the image is not used$"
 t records "^ompemu: error: .*: descriptor 0x[0-9a-f]*: its 5 device image record(s) at 0x[0-9a-f]* are unreadable (NumDeviceImages wrong?): no image is used$"
+t table "^ompemu: error: .*: host entry table 0x[0-9a-f]*..0x[0-9a-f]* is unreadable: its entries are not used$"
 t loc "^ompemu: check: no findings" --check
 t names "^ompemu: check: no findings" --check
 exit $fail
