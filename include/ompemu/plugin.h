@@ -127,8 +127,10 @@ int32_t __tgt_rtl_ompemu_observe(uint32_t what, void *tag);
  *   -1 when there was none.  Check mode only.
  * ompemu_not_device: 0 when [TGT_PTR, TGT_PTR+SIZE) is memory the device's
  *   copies accept (inside one live block, or one loaded image's globals);
- *   else 1 with WHY (a string of WHY_LEN bytes) saying what it is instead
- *   ("it overruns the allocation [...) of N bytes", "it lies outside
+ *   2 when TGT_PTR is inside a live block but the range runs past its
+ *   end, with WHY saying so ("the copy of N bytes at offset K runs M bytes
+ *   past the end of the allocation [...) of L bytes"); else 1 with WHY (a
+ *   string of WHY_LEN bytes) saying what it is instead ("it lies outside
  *   device N's data range [...)").  Prints nothing: the runtime names the API
  *   call.  -1 for a device it does not have.
  * ompemu_note_pointers: check mode: SRC non-NULL: the device addresses

@@ -4,12 +4,16 @@
 #include "trace.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <strings.h>
 
+/* Reported once per process: the runtime and its plugins each read the
+ * settings they need, some the same ones. */
 static int bad(const char *name, const char *v, const char *why) {
-  ompemu_error("ompemu", "%s='%s' ignored: %s", name, v, why);
+  ompemu_report((enum ompemu_severity)(OMPEMU_ERROR | OMPEMU_ONCE),
+                "ompemu: error: ", "%s='%s' ignored: %s", name, v, why);
   return -1;
 }
 
@@ -31,6 +35,21 @@ int ompemu_env_int(const char *name, long long def, long long min,
   }
   *out = x;
   return 0;
+}
+
+/* N bytes as a setting would write it: "16G", "64K", "1000". */
+static const char *size_words(size_t n, char *buf, size_t len) {
+  static const char suffix[] = "KMGT";
+  int k = -1;
+  while (n && n % 1024 == 0 && k < 3) {
+    n /= 1024;
+    k++;
+  }
+  if (k < 0)
+    snprintf(buf, len, "%zu", n);
+  else
+    snprintf(buf, len, "%zu%c", n, suffix[k]);
+  return buf;
 }
 
 int ompemu_env_size(const char *name, size_t def, size_t min, size_t max,
@@ -59,8 +78,12 @@ int ompemu_env_size(const char *name, size_t def, size_t min, size_t max,
   if (shift && x > (~0ULL >> shift))
     return bad(name, v, "too large");
   x <<= shift;
-  if (x < min || x > max)
-    return bad(name, v, "out of range");
+  if (x < min || x > max) {
+    char why[96], lo[32], hi[32];
+    snprintf(why, sizeof why, "out of range [%s, %s]",
+             size_words(min, lo, sizeof lo), size_words(max, hi, sizeof hi));
+    return bad(name, v, why);
+  }
   *out = (size_t)x;
   return 0;
 }
@@ -77,4 +100,20 @@ int ompemu_env_bool(const char *name, int def, int *out) {
     if (!strcasecmp(v, no[i])) { *out = 0; return 0; }
   }
   return bad(name, v, "not a boolean (use 1/0, true/false)");
+}
+
+int ompemu_env_info(uint32_t *out) {
+  const char *v = getenv("LIBOMPTARGET_INFO");
+  *out = 0;
+  if (!v || !*v)
+    return 0;
+  /* Decimal, leading digits only, as LLVM's std::stoi reads it; where
+   * stoi throws (no digits) LLVM aborts, and we report it and use 0. */
+  char *end;
+  errno = 0;
+  long long x = strtoll(v, &end, 10);
+  if (end == v || errno || x < INT32_MIN || x > (long long)UINT32_MAX)
+    return bad("LIBOMPTARGET_INFO", v, "not a decimal number");
+  *out = (uint32_t)x;
+  return 0;
 }

@@ -5,6 +5,7 @@
 #define OMPEMU_ENVVAR_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Integer in [MIN, MAX] (decimal, or 0x hex).  Unset: *OUT = DEF, 0.
  * Malformed or out of range: message, *OUT = DEF, returns -1. */
@@ -18,5 +19,10 @@ int ompemu_env_size(const char *name, size_t def, size_t min, size_t max,
 
 /* Boolean: 1/0, true/false, yes/no, on/off (any case). */
 int ompemu_env_bool(const char *name, int def, int *out);
+
+/* LIBOMPTARGET_INFO as LLVM reads it (decimal; see README.md), the one
+ * parse the runtime and the plugins share.  Unset: *OUT = 0, 0.  Not a
+ * number: message, *OUT = 0, -1. */
+int ompemu_env_info(uint32_t *out);
 
 #endif

@@ -107,7 +107,32 @@ static void find_sink(void) {
 
 /* Print LINE, count it, tell the observer: what the process-wide sink
  * does, and what a copy with no runtime around does itself. */
+/* Whether LINE was delivered with OMPEMU_ONCE before (remembers it if
+ * not).  Caller holds trace_lock. */
+#define ONCE_MAX 64
+static int seen_before(const char *line) {
+  static unsigned long long seen[ONCE_MAX];
+  static int nseen;
+  unsigned long long h = 1469598103934665603ull; /* FNV-1a */
+  for (const char *p = line; *p; p++)
+    h = (h ^ (unsigned char)*p) * 1099511628211ull;
+  for (int i = 0; i < nseen; i++)
+    if (seen[i] == h)
+      return 1;
+  if (nseen < ONCE_MAX)
+    seen[nseen++] = h;
+  return 0;
+}
+
 void ompemu_diag_deliver(int sev, const char *line) {
+  if (sev & OMPEMU_ONCE) {
+    pthread_mutex_lock(&trace_lock);
+    int again = seen_before(line);
+    pthread_mutex_unlock(&trace_lock);
+    if (again)
+      return;
+    sev &= ~OMPEMU_ONCE;
+  }
   if (sev >= OMPEMU_ERROR)
     atomic_fetch_add(&nerrors, 1);
   pthread_mutex_lock(&trace_lock);

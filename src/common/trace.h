@@ -39,7 +39,11 @@ enum ompemu_severity {
   OMPEMU_NOTE,    /* information the user asked for or should see */
   OMPEMU_WARNING, /* something was ignored or worked around */
   OMPEMU_ERROR,   /* an operation failed */
-  OMPEMU_FATAL    /* the caller aborts next (LLVM's fatal path) */
+  OMPEMU_FATAL,   /* the caller aborts next (LLVM's fatal path) */
+  /* OR-ed into one of the above: delivered only the first time this exact
+   * line comes, process-wide (a setting the runtime and a plugin both
+   * read is reported once). */
+  OMPEMU_ONCE = 0x100
 };
 void ompemu_vreport(enum ompemu_severity sev, const char *prefix,
                     const char *fmt, va_list ap)

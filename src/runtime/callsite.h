@@ -27,6 +27,10 @@ RT_HIDDEN void callsite_resolve(const void *ra, const char *api,
                                 struct callsite *cs);
 /* Only where it is: "prog.c:14" / "prog+0x1234" into BUF, "" unknown. */
 RT_HIDDEN void callsite_where(const void *ra, char *buf, size_t len);
+/* The return address of the call that made the frame RA returns into
+ * (the caller of the function holding the call site RA), when RA is on
+ * the current thread's stack; else NULL (callsite_caller.c). */
+RT_HIDDEN const void *callsite_caller(const void *ra);
 /* The source file's base name ("f.f90") of the call that returns to RA,
  * into BUF: 1, or 0 without a line table for it. */
 RT_HIDDEN int callsite_file(const void *ra, char *buf, size_t len);

@@ -29,6 +29,7 @@ struct apiblk {
   int live;
   const char *alloc_api, *free_api;
   const void *alloc_ra, *free_ra; /* return addresses of those calls */
+  const void *free_caller; /* the return address above free_ra's frame */
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -91,7 +92,7 @@ void check_api_alloc(int32_t dev, void *p, size_t size, const char *api,
       used++;
     b = &tab[j];
   }
-  *b = (struct apiblk){(uintptr_t)p, size, dev, 1, api, NULL, ra, NULL};
+  *b = (struct apiblk){(uintptr_t)p, size, dev, 1, api, NULL, ra, NULL, NULL};
   pthread_mutex_unlock(&lock);
 }
 
@@ -144,6 +145,25 @@ static void expr_words(const struct callsite *cs, int i, char *buf,
     snprintf(buf, len, " (%s)", a);
 }
 
+/* Both frees were made from the same line (a helper called twice): name
+ * each one's caller after it, "prog.c:3 (called from prog.c:8)", when
+ * both callers are known and differ. */
+static void same_line_callers(char *call, size_t calllen, char *at,
+                              size_t atlen, const void *ra,
+                              const void *free_caller) {
+  char c1[256], c2[256];
+  const void *caller = callsite_caller(ra);
+  if (!caller || !free_caller)
+    return;
+  callsite_where(caller, c1, sizeof c1);
+  callsite_where(free_caller, c2, sizeof c2);
+  if (!c1[0] || !c2[0] || !strcmp(c1, c2))
+    return;
+  size_t n = strlen(call), m = strlen(at);
+  snprintf(call + n, calllen - n, " (called from %s)", c1);
+  snprintf(at + m, atlen - m, " (called from %s)", c2);
+}
+
 int check_api_free(int32_t dev, int32_t host, void *p, const char *api,
                    const void *ra) {
   pthread_mutex_lock(&lock);
@@ -156,8 +176,12 @@ int check_api_free(int32_t dev, int32_t host, void *p, const char *api,
   check_api_call(api, ra, arg_index(api, "ptr"), call, sizeof call);
   alloc_words(&copy, alloc, sizeof alloc);
   if (!copy.live) {
-    char at[1100];
+    char at[1100], now[1100];
     callsite_where(copy.free_ra, at, sizeof at);
+    callsite_where(ra, now, sizeof now);
+    if (at[0] && !strcmp(at, now))
+      same_line_callers(call, sizeof call, at, sizeof at, ra,
+                        copy.free_caller);
     const char *fapi = copy.free_api ? copy.free_api : api;
     int same = !strcmp(fapi, api);
     char fw[1200];
@@ -183,12 +207,16 @@ int check_api_free(int32_t dev, int32_t host, void *p, const char *api,
 }
 
 void check_api_freed(void *p, const char *api, const void *ra) {
+  if (!__atomic_load_n(&cap, __ATOMIC_RELAXED))
+    return; /* omp_target_alloc was never called */
+  const void *caller = callsite_caller(ra);
   pthread_mutex_lock(&lock);
   struct apiblk *b = find((uintptr_t)p);
   if (b && b->live) {
     b->live = 0;
     b->free_api = api;
     b->free_ra = ra;
+    b->free_caller = caller;
     if (nfreed == FREED_KEPT) {
       struct apiblk *old = find(freed[freed_head]);
       if (old && !old->live)
@@ -256,20 +284,42 @@ static int memcpy_side(const char *which, const void *p, int32_t dev,
   return -1;
 }
 
-int check_api_device_side(const char *which, const void *p, size_t len,
-                          struct rt_device *d, int32_t dev, const char *api,
-                          const void *ra) {
-  char why[200];
-  if (!d->plugin->ompemu_not_device ||
-      d->plugin->ompemu_not_device(d->local_id, p, (int64_t)len, why,
-                                   sizeof why) != 1)
+int check_api_device_side(const char *which, const void *base, size_t off,
+                          size_t len, int rect, struct rt_device *d,
+                          int32_t dev, const char *api, const void *ra) {
+  char why[300];
+  const char *p = (const char *)base + off;
+  int r = d->plugin->ompemu_not_device
+              ? d->plugin->ompemu_not_device(d->local_id, p, (int64_t)len,
+                                             why, sizeof why)
+              : 0;
+  if (r != 1 && r != 2)
     return 0;
   struct side_words sw;
   side_words(api, ra, which, &sw);
-  ompemu_error("ompemu", "%s: %s %s" OMPEMU_PTR " (%zu bytes) is not "
-               "inside device %d memory, yet %s_device_num%s is device %d: "
-               "%s: nothing copied", sw.call, which, sw.var, OMPEMU_P(p), len, (int)dev,
-               which, sw.ex, (int)dev, why);
+  /* "d = 0x...", or with the offset apart: "d + dst_offset 400 = 0x..." */
+  char ptr[400], b[40];
+  snprintf(b, sizeof b, OMPEMU_PTR, OMPEMU_P(base));
+  int named = sw.var[0] != 0;
+  if (!off)
+    snprintf(ptr, sizeof ptr, "%s" OMPEMU_PTR, sw.var, OMPEMU_P(p));
+  else if (rect)
+    snprintf(ptr, sizeof ptr, "%.*s + %zu bytes (by %s_offsets and "
+             "%s_dimensions) = " OMPEMU_PTR,
+             named ? (int)strlen(sw.var) - 3 : (int)strlen(b),
+             named ? sw.var : b, off, which, which, OMPEMU_P(p));
+  else
+    snprintf(ptr, sizeof ptr, "%.*s + %s_offset %zu = " OMPEMU_PTR,
+             named ? (int)strlen(sw.var) - 3 : (int)strlen(b),
+             named ? sw.var : b, which, off, OMPEMU_P(p));
+  if (r == 2)
+    ompemu_error("ompemu", "%s: %s %s: %s: nothing copied", sw.call, which,
+                 ptr, why);
+  else
+    ompemu_error("ompemu", "%s: %s %s (%zu bytes) is not inside device %d "
+                 "memory, yet %s_device_num%s is device %d: %s: nothing "
+                 "copied", sw.call, which, ptr, len, (int)dev, which, sw.ex,
+                 (int)dev, why);
   return -1;
 }
 

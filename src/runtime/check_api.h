@@ -29,13 +29,16 @@ RT_HIDDEN int check_api_memcpy(const void *dst, const void *src,
                                int32_t dst_dev, int32_t src_dev, int32_t host,
                                const char *api, const void *ra);
 /* Before a copy by API: 0 to go on; -1 when the plugin of device D
- * (device number DEV) says that [P, P+LEN), side WHICH ("dst" or "src")
- * of the copy, is not its memory (said, with the call's name and what P
- * is).  Plugins without ompemu_not_device: 0. */
-RT_HIDDEN int check_api_device_side(const char *which, const void *p,
-                                    size_t len, struct rt_device *d,
-                                    int32_t dev, const char *api,
-                                    const void *ra);
+ * (device number DEV) says that [BASE+OFF, BASE+OFF+LEN), side WHICH
+ * ("dst" or "src") of the copy, is not its memory or runs past the end
+ * of its block (said, with the call's name, the pointer argument and the
+ * offset apart: OFF is the offset argument, or with RECT the bytes the
+ * _rect form's offsets and dimensions come to).  Plugins without
+ * ompemu_not_device: 0. */
+RT_HIDDEN int check_api_device_side(const char *which, const void *base,
+                                    size_t off, size_t len, int rect,
+                                    struct rt_device *d, int32_t dev,
+                                    const char *api, const void *ra);
 /* "API(ARGUMENT ARG's expression) at prog.c:14" (less what is unknown;
  * ARG -1: no argument) into BUF, for other messages about the call. */
 RT_HIDDEN void check_api_call(const char *api, const void *ra, int arg,

@@ -47,13 +47,16 @@ struct rt_desc_view {
   size_t nentries;
   __tgt_offload_entry **owned;  /* per image: its own table, if not the host's */
   char **arch;                  /* per image: the container's arch, or NULL */
+  int *from;                    /* per image: its index in the descriptor
+                                   (unreadable images are left out) */
   int nimages;
   int64_t requires;             /* the requires entry's bits, or
                                    OMP_REQ_UNDEFINED when there is none */
 };
 /* Fill *V from DESC (LABEL names it in messages).  0, or -1 when out of
  * memory (reported).  A malformed image or table is reported and left
- * as it is (image) or empty (table). */
+ * as it is (image) or empty (table); an unreadable image is reported and
+ * left out, an entry with an unreadable name too. */
 RT_HIDDEN int rt_desc_view_make(const __tgt_bin_desc *desc, const char *label,
                                 struct rt_desc_view *v);
 RT_HIDDEN void rt_desc_view_free(struct rt_desc_view *v);

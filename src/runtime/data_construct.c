@@ -21,6 +21,12 @@ static const struct {
 
 int rt_target_data(enum rt_data_kind kind, int64_t device_id,
                    const struct rt_args *a) {
+  struct rt_args safe;
+  if (RT_READS_NAMES()) {
+    safe = *a;
+    rt_args_readable(&safe);
+    a = &safe;
+  }
   struct rt_device *d = NULL;
   int c = rt_check_device(&device_id, &d);
   if (c != 0) {

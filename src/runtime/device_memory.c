@@ -49,7 +49,7 @@ static void api_err(const char *api, const void *ra, const char *fmt, ...) {
 
 void *rt_target_alloc(size_t size, int dev, int32_t kind, const char *api,
                       const void *ra) {
-  if (size == 0 || (int64_t)size < 0)
+  if (size == 0)
     return NULL;
   if (dev == rt_num_devices()) {
     void *h = malloc(size);
@@ -61,7 +61,11 @@ void *rt_target_alloc(size_t size, int dev, int32_t kind, const char *api,
     not_started(api, dev);
     return NULL;
   }
-  void *p = rt_dev_alloc(d, (int64_t)size, NULL, kind);
+  /* Beyond what the plugin interface carries (int64_t), the largest it
+   * does: the device refuses it as it refuses every request larger than
+   * its memory, with the same message. */
+  int64_t want = size > (size_t)INT64_MAX ? INT64_MAX : (int64_t)size;
+  void *p = rt_dev_alloc(d, want, NULL, kind);
   check_api_alloc(dev, p, size, api, ra);
   DTRACE(1, "device %d: %s(%zu, kind %d) = " OMPEMU_PTR, dev, api, size,
          (int)kind, OMPEMU_P(p));
@@ -163,9 +167,13 @@ int rt_target_is_present(const void *ptr, int device_num) {
   return t != NULL && !(rt_usm() && is_host);
 }
 
-/* One copy between two devices or the host: 0 / -1. */
+/* One copy between two devices or the host: 0 / -1.  DST_BASE and
+ * SRC_BASE: the pointers the user passed (a _rect form copies row by row
+ * from DST and SRC inside them; RECT set), for messages.  RECT 2: only
+ * check (a _rect form checks every row before it copies any). */
 static int memcpy_impl(void *dst, const void *src, size_t len, size_t dst_off,
                        size_t src_off, int dst_dev, int src_dev,
+                       const void *dst_base, const void *src_base, int rect,
                        const char *api, const void *ra) {
   if (!dst || !src || len == 0) {
     if (len == 0)
@@ -175,7 +183,7 @@ static int memcpy_impl(void *dst, const void *src, size_t len, size_t dst_off,
   }
   int host = rt_num_devices();
   struct rt_device *sd = NULL, *dd = NULL;
-  if (check_api_memcpy(dst, src, dst_dev, src_dev, host, api, ra))
+  if (check_api_memcpy(dst_base, src_base, dst_dev, src_dev, host, api, ra))
     return OFFLOAD_FAIL;
   if (src_dev != host && !(sd = ready_device(src_dev))) {
     api_err(api, ra, "%s returns OFFLOAD_FAIL", api);
@@ -186,9 +194,15 @@ static int memcpy_impl(void *dst, const void *src, size_t len, size_t dst_off,
     return OFFLOAD_FAIL;
   }
   char *s = (char *)src + src_off, *d = (char *)dst + dst_off;
-  if ((sd && check_api_device_side("src", s, len, sd, src_dev, api, ra)) ||
-      (dd && check_api_device_side("dst", d, len, dd, dst_dev, api, ra)))
+  if ((sd && check_api_device_side("src", src_base,
+                                   (size_t)(s - (const char *)src_base), len,
+                                   rect, sd, src_dev, api, ra)) ||
+      (dd && check_api_device_side("dst", dst_base,
+                                   (size_t)(d - (const char *)dst_base), len,
+                                   rect, dd, dst_dev, api, ra)))
     return OFFLOAD_FAIL;
+  if (rect == 2)
+    return OFFLOAD_SUCCESS;
   int rc = 0;
   DTRACE(2, "%s " OMPEMU_PTR " (device %d) -> " OMPEMU_PTR
            " (device %d), %zu bytes", api, OMPEMU_P(s), src_dev, OMPEMU_P(d),
@@ -232,17 +246,19 @@ int rt_target_memcpy(void *dst, const void *src, size_t length,
                      size_t dst_offset, size_t src_offset, int dst_device_num,
                      int src_device_num, const char *api, const void *ra) {
   return memcpy_impl(dst, src, length, dst_offset, src_offset, dst_device_num,
-                     src_device_num, api, ra);
+                     src_device_num, dst, src, 0, api, ra);
 }
 
 static int memcpy_rect(void *dst, const void *src, size_t elem, int ndims,
                        const size_t *volume, const size_t *dst_offsets,
                        const size_t *src_offsets, const size_t *dst_dims,
                        const size_t *src_dims, int dst_dev, int src_dev,
-                       const char *api, const void *ra) {
+                       const void *dst_base, const void *src_base,
+                       int check_only, const char *api, const void *ra) {
   if (ndims == 1)
     return memcpy_impl(dst, src, elem * volume[0], elem * dst_offsets[0],
-                       elem * src_offsets[0], dst_dev, src_dev, api, ra);
+                       elem * src_offsets[0], dst_dev, src_dev, dst_base,
+                       src_base, check_only ? 2 : 1, api, ra);
   size_t dslice = elem, sslice = elem;
   for (int i = 1; i < ndims; i++) {
     dslice *= dst_dims[i];
@@ -253,8 +269,8 @@ static int memcpy_rect(void *dst, const void *src, size_t elem, int ndims,
     int rc = memcpy_rect((char *)dst + doff + dslice * i,
                          (const char *)src + soff + sslice * i, elem, ndims - 1,
                          volume + 1, dst_offsets + 1, src_offsets + 1,
-                         dst_dims + 1, src_dims + 1, dst_dev, src_dev, api,
-                         ra);
+                         dst_dims + 1, src_dims + 1, dst_dev, src_dev,
+                         dst_base, src_base, check_only, api, ra);
     if (rc)
       return rc;
   }
@@ -273,9 +289,16 @@ int rt_target_memcpy_rect(
     api_err(api, ra, "Call to %s with invalid arguments", api);
     return OFFLOAD_FAIL;
   }
-  return memcpy_rect(dst, src, element_size, num_dims, volume, dst_offsets,
-                     src_offsets, dst_dimensions, src_dimensions,
-                     dst_device_num, src_device_num, api, ra);
+  /* Every row checked first: a refused copy copies nothing. */
+  for (int check_only = 1; check_only >= 0; check_only--) {
+    int rc = memcpy_rect(dst, src, element_size, num_dims, volume,
+                         dst_offsets, src_offsets, dst_dimensions,
+                         src_dimensions, dst_device_num, src_device_num, dst,
+                         src, check_only, api, ra);
+    if (rc != OFFLOAD_SUCCESS)
+      return rc;
+  }
+  return OFFLOAD_SUCCESS;
 }
 
 int rt_target_associate_ptr(const void *host_ptr, const void *device_ptr,

@@ -33,6 +33,15 @@ struct rt_args {
                             target task: observers see it as nowait) */
 };
 
+/* untrusted.c: LOC, or NULL when it or its psource is unreadable; in A,
+ * the same for loc, and names NULL when any name is unreadable.  For the
+ * paths that read them (messages, traces, INFO, observers). */
+RT_HIDDEN ident_t *rt_loc_readable(ident_t *loc);
+RT_HIDDEN void rt_args_readable(struct rt_args *a);
+/* Whether anything that reads locations and names is on. */
+#define RT_READS_NAMES()                                                     \
+  (OBS_ON() || OMPEMU_TRACE_ON(1) || rt_state.info_flags)
+
 /* One kernel launch.  The doors set every field one by one (launch() in
  * abi/target_clang14.c, rt_kernel_args_decode): a field added here must be
  * set there too. */
@@ -73,8 +82,10 @@ RT_HIDDEN int rt_print_device_info(int64_t device_id);
  * region did not run on the device (the caller runs the host version). */
 RT_HIDDEN int rt_target(const struct rt_launch *l);
 /* Remember COUNT as the next launch's trip count on DEVICE_ID for this
- * thread. */
-RT_HIDDEN void rt_push_tripcount(int64_t device_id, uint64_t count);
+ * thread.  A device that is not ready fails the construct at LOC here,
+ * as in LLVM 14. */
+RT_HIDDEN void rt_push_tripcount(ident_t *loc, int64_t device_id,
+                                 uint64_t count);
 
 /* data_construct.c: data begin (enter data), end (exit data) or update on
  * DEVICE_ID for the map list A, then the offload policy.  OFFLOAD_SUCCESS

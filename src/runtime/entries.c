@@ -10,55 +10,18 @@
 #include "config.h"
 #include "core.h"
 #include "entry_table.h"
+#include "safemem.h"
 
 #include <dlfcn.h>
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
-#include <unistd.h>
 
-/* Copy N bytes at SRC to DST without faulting: the bytes copied, -1 if
- * SRC is unreadable.  process_vm_readv on ourselves; where a sandbox
- * forbids it, a pipe (write() reports EFAULT instead of faulting). */
-static ssize_t safe_copy(void *dst, const void *src, size_t n) {
-  static int no_vm_readv;
-  if (!no_vm_readv) {
-    struct iovec lo = {dst, n}, re = {(void *)src, n};
-    ssize_t r = process_vm_readv(getpid(), &lo, 1, &re, 1, 0);
-    if (r >= 0 || errno == EFAULT)
-      return r;
-    no_vm_readv = 1;
-  }
-  int fd[2];
-  if (pipe(fd) != 0)
-    return -1;
-  ssize_t w = write(fd[1], src, n);
-  ssize_t r = w > 0 ? read(fd[0], dst, (size_t)w) : -1;
-  close(fd[0]);
-  close(fd[1]);
-  return r;
-}
-
-/* Copy the NUL-terminated string at P into BUF (size N) without faulting:
- * 0 if a complete string was read, -1 if P is unreadable or too long. */
-static int safe_read_name(const char *p, char *buf, size_t n) {
-  if (!p)
-    return -1;
-  size_t got = 0;
-  while (got < n - 1) {
-    /* Never cross a page boundary in one read, so a string that ends just
-     * before an unmapped page is still read. */
-    size_t page = 4096 - ((uintptr_t)(p + got) & 4095);
-    size_t want = page < n - 1 - got ? page : n - 1 - got;
-    ssize_t r = safe_copy(buf + got, p + got, want);
-    if (r <= 0)
-      return -1;
-    if (memchr(buf + got, 0, (size_t)r))
-      return 0;
-    got += (size_t)r;
-  }
-  return -1;
+const char *rt_host_entry_name(void *host_ptr) {
+  struct rt_lib *l;
+  int i;
+  if (rt_index_find(host_ptr, &l, &i) != 0)
+    return NULL;
+  return l->host_begin[i].name;
 }
 
 const char *rt_entry_kind(const __tgt_offload_entry *e) {
@@ -146,8 +109,8 @@ int rt_pair_entries(struct rt_device *d, struct rt_loaded *x) {
   void *known = NULL;
   for (size_t i = 0; i < nd; i++) {
     __tgt_offload_entry e;
-    if (safe_copy(&e, db + i, sizeof e) != (ssize_t)sizeof e ||
-        safe_read_name(e.name, buf, sizeof buf) != 0) {
+    if (rt_safe_copy(&e, db + i, sizeof e) != (ssize_t)sizeof e ||
+        rt_safe_string(e.name, buf, sizeof buf) != 0) {
       RT_TRACE(1, "device %d: device entry %zu at " OMPEMU_PTR " of %s is not "
                "a valid entry (table longer than the image's): ignored",
                d->id, i, OMPEMU_P(db + i), rt_lib_name(l));

@@ -24,9 +24,18 @@ static __thread struct {
 static __thread int ntrip;
 static int trip_pushed; /* any thread ever pushed one (relaxed atomic) */
 
-void rt_push_tripcount(int64_t device_id, uint64_t loop_tripcount) {
+void rt_push_tripcount(ident_t *loc, int64_t device_id,
+                       uint64_t loop_tripcount) {
   struct rt_device *d = NULL;
-  if (rt_check_device(&device_id, &d) != 0 || !d)
+  int c = rt_check_device(&device_id, &d);
+  if (c < 0) {
+    /* As LLVM 14's checkDeviceAndCtors here: the construct has failed
+     * (fatal when offloading is mandatory), so the launch that follows
+     * does not say "not ready" a second time. */
+    rt_handle_outcome(OFFLOAD_FAIL, loc);
+    return;
+  }
+  if (c != 0 || !d)
     return;
   __atomic_store_n(&trip_pushed, 1, __ATOMIC_RELAXED);
   DTRACE(2, "device %d: push trip count %lu", d->id,
@@ -310,13 +319,19 @@ out:
 }
 
 int rt_target(const struct rt_launch *l) {
+  struct rt_launch safe;
+  if (RT_READS_NAMES()) {
+    safe = *l;
+    rt_args_readable(&safe.args);
+    l = &safe;
+  }
   int64_t device_id = l->device_id;
   ident_t *loc = l->args.loc;
   struct rt_device *d = NULL;
   int c = rt_check_device(&device_id, &d);
   if (c != 0) {
     if (c < 0)
-      rt_handle_outcome(OFFLOAD_FAIL, loc);
+      rt_handle_target_outcome(OFFLOAD_FAIL, loc, l->host_ptr);
     return OFFLOAD_FAIL;
   }
   struct rt_op op;
@@ -348,6 +363,6 @@ int rt_target(const struct rt_launch *l) {
   if (rc == 0)
     rt_dump_tables(loc);
   rc = rc == 0 ? OFFLOAD_SUCCESS : OFFLOAD_FAIL;
-  rt_handle_outcome(rc, loc);
+  rt_handle_target_outcome(rc, loc, l->host_ptr);
   return rc;
 }

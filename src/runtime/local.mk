@@ -15,6 +15,7 @@ rt_core_sources = \
 	src/runtime/kernel_where.c \
 	src/runtime/entry_index.c \
 	src/runtime/plugin_loader.c \
+	src/runtime/safemem.h src/runtime/safemem.c src/runtime/untrusted.c \
 	src/runtime/entries.c \
 	src/runtime/globals.c \
 	src/runtime/fptr_table.c \
@@ -55,7 +56,7 @@ rt_data_sources = \
 	src/runtime/dump_api.c \
 	src/runtime/check_api.h \
 	src/runtime/check_api.c \
-	src/runtime/callsite.h src/runtime/callsite.c \
+	src/runtime/callsite.h src/runtime/callsite.c src/runtime/callsite_caller.c \
 	src/runtime/dwarf_line.h src/runtime/dwarf_line.c \
 	src/runtime/dwarf_read.h src/runtime/dwarf_compdir.c \
 	src/runtime/dwarf_member.h src/runtime/dwarf_member.c \

@@ -72,6 +72,7 @@ int rt_default_device(void) {
 /* ";file;func;line;col;;" -> FILE (basename), LINE, COL; 0 if unknown. */
 static int source_location(ident_t *loc, char *file, size_t n, int *line,
                            int *col) {
+  loc = rt_loc_readable(loc);
   if (!loc || !loc->psource || loc->psource[0] != ';')
     return 0;
   const char *f = loc->psource + 1;
@@ -95,6 +96,10 @@ static int source_location(ident_t *loc, char *file, size_t n, int *line,
 }
 
 void rt_handle_outcome(int rc, ident_t *loc) {
+  rt_handle_target_outcome(rc, loc, NULL);
+}
+
+void rt_handle_target_outcome(int rc, ident_t *loc, void *host_ptr) {
   /* The usual outcome, nothing to do: success, offloading mandatory. */
   if (rc == OFFLOAD_SUCCESS &&
       __atomic_load_n(&policy, __ATOMIC_ACQUIRE) == POLICY_MANDATORY)
@@ -122,9 +127,17 @@ void rt_handle_outcome(int rc, ident_t *loc) {
     char file[1024], where[1100];
     int line, col;
     int known = source_location(loc, file, sizeof file, &line, &col);
+    const char *kernel = host_ptr && !known ? rt_host_entry_name(host_ptr)
+                                            : NULL;
+    char unit[256], kw[600];
+    /* flang's units are _QQmain, _QPname, _QMmodPname */
+    int flang = kernel && rt_kernel_unit(kernel, unit, sizeof unit) &&
+                !strncmp(unit, "_Q", 2);
     if (known)
       snprintf(where, sizeof where, "%s:%d:%d: ", file, line, col);
-    else
+    else if (flang && rt_kernel_where(kernel, kw, sizeof kw))
+      snprintf(where, sizeof where, "%s: ", kw), known = 1;
+    else if (!flang)
       rt_err("Source location information not present. Compile with -g or "
              "-gline-tables-only.");
     rt_fatal_at(known ? where : NULL, 1,

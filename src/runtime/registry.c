@@ -264,18 +264,20 @@ static struct rt_lib *lib_new(__tgt_bin_desc *desc) {
     return NULL;
   }
   struct rt_desc_view *v = &lc->view;
+  l->nimages = v->nimages; /* unreadable images left out */
   l->host_begin = v->entries;
   l->host_end = v->entries ? v->entries + v->nentries : NULL;
   if (v->requires != OMP_REQ_UNDEFINED)
     register_requires_locked(v->requires);
-  for (int i = 0; i < n; i++) {
+  for (int i = 0; i < l->nimages; i++) {
     struct rt_image *img = &l->images[i];
+    int at = v->from[i]; /* its index in the descriptor */
     img->lib = l;
-    img->index = i;
+    img->index = at;
     img->image = &v->images[i];
-    if (npending_arch == n && pending_arch[i]) {
-      img->arch = pending_arch[i];
-      pending_arch[i] = NULL;
+    if (npending_arch == n && pending_arch[at]) {
+      img->arch = pending_arch[at];
+      pending_arch[at] = NULL;
     } else if (v->arch[i]) {
       img->arch = v->arch[i];
       v->arch[i] = NULL;

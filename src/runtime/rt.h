@@ -141,6 +141,13 @@ RT_HIDDEN int rt_check_device(int64_t *device_id, struct rt_device **dev);
 /* Apply the offload policy to RC of a construct (mandatory: message and
  * abort on failure). */
 RT_HIDDEN void rt_handle_outcome(int rc, ident_t *loc);
+/* The same for the target region whose host entry is HOST_PTR: without a
+ * source location, a flang region is named by its kernel's unit and line
+ * ("line 9 of the main program"), and the hint to compile with -g, which
+ * flang's locations never follow, is left out. */
+RT_HIDDEN void rt_handle_target_outcome(int rc, ident_t *loc, void *host_ptr);
+/* entries.c: the name of the registered host entry at HOST_PTR, or NULL. */
+RT_HIDDEN const char *rt_host_entry_name(void *host_ptr);
 RT_HIDDEN int rt_offload_policy(void); /* 0 disabled, 1 default, 2 mandatory */
 /* Offloading is off (a "default" policy is resolved here: mandatory when a
  * device exists, else disabled). */

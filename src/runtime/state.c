@@ -4,8 +4,8 @@
 #define _GNU_SOURCE
 #include "config.h"
 #include "core.h"
+#include "envvar.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,24 +38,13 @@ int rt_usm(void) {
 }
 
 __attribute__((constructor(101))) static void rt_read_environment(void) {
-  const char *s = getenv("LIBOMPTARGET_INFO");
-  if (s && *s) {
-    /* Decimal, leading digits only, as LLVM 14's std::stoi reads it; where
-     * stoi throws (no digits) LLVM aborts, and we report it and use 0. */
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (end == s || errno || v < INT32_MIN || v > UINT32_MAX) {
-      ompemu_error("ompemu", "LIBOMPTARGET_INFO='%s' ignored: not a decimal "
-                   "number", s);
-      v = 0;
-    }
-    rt_state.info_flags = (uint32_t)v;
-  }
+  uint32_t info;
+  ompemu_env_info(&info);
+  rt_state.info_flags = info;
   /* LIBOMPTARGET_MAP_FORCE_ATOMIC is only checked (LLVM 14's warning):
    * ompemu always behaves as "true": copies to and from a mapped entry are
    * made while the entry is held busy, one thread at a time (mapping.h). */
-  s = getenv("LIBOMPTARGET_MAP_FORCE_ATOMIC");
+  const char *s = getenv("LIBOMPTARGET_MAP_FORCE_ATOMIC");
   if (s && strcmp(s, "true") && strcmp(s, "TRUE") && strcmp(s, "false") &&
       strcmp(s, "FALSE"))
     ompemu_report(OMPEMU_WARNING, "Warning: ", "'LIBOMPTARGET_MAP_FORCE_ATOMIC'"

@@ -2,9 +2,10 @@
 // doubles, the copy asks for 64.  Refused before any byte moves, in every
 // mode (here the default one), naming the call's line, the variable, the
 // length and the allocation it overruns; the block keeps its bytes.
-// EXPECT-STDERR: ompemu: error: omp_target_memcpy at find_memcpy_overrun.c:20: dst d = 0x
-// EXPECT-STDERR: (512 bytes) is not inside device 0 memory, yet dst_device_num (dev) is device 0: it overruns the allocation [0x
+// EXPECT-STDERR: ompemu: error: omp_target_memcpy at find_memcpy_overrun.c:21: dst d = 0x
+// EXPECT-STDERR: : the copy of 512 bytes at offset 0 runs 256 bytes past the end of the allocation [0x
 // EXPECT-STDERR: ) of 256 bytes: nothing copied
+// EXPECT-NOT-STDERR: is not inside device 0 memory
 // EXPECT-STDOUT: refused, block unchanged
 #include <omp.h>
 #include <stdio.h>

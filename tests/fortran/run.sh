@@ -17,6 +17,7 @@
 #                            "NAME: ok" line: a fault stops the program)
 #   ! EXPECT-STDERR: text    text that must appear in stderr (fixed string)
 #   ! EXPECT-TRACE: text     text that must appear in ompemu's trace
+#   ! EXPECT-NOT-STDERR: text  text that must not appear in stderr
 # Environment: FLANG22 (the compiler; unset: a visible skip), FORTRAN_TESTS
 # (programs by name), FORTRAN_TEST_TIMEOUT (seconds per run, 60),
 # FORTRAN_LIBOMP (another libomp.so.5 to build and run with).
@@ -145,8 +146,13 @@ for run in $runs; do
     while IFS= read -r text; do
       grep -qF -- "$text" "$o.trace" 2>/dev/null || { echo "$text"; break; }
     done)
+  unwanted=$(directive "$f" EXPECT-NOT-STDERR |
+    while IFS= read -r text; do
+      ! grep -qF -- "$text" "$o.err" || { echo "$text"; break; }
+    done)
   if [ $rc -ne "${want:-0}" ]; then why="exit status $rc, expected ${want:-0}"
   elif [ -n "$missing" ]; then why="stderr lacks: $missing"
+  elif [ -n "$unwanted" ]; then why="stderr has: $unwanted"
   elif [ -n "$missing_trace" ]; then why="trace lacks: $missing_trace"
   elif [ "${want:-0}" = 0 ] && ! grep -q "^ *$n: ok\$" "$o.out"; then why="no '$n: ok' line"
   elif ! grep -q '^ompemu: register lib' "$o.trace" 2>/dev/null; then

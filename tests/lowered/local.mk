@@ -17,3 +17,4 @@ clean-lowered:
 .PHONY: clean-lowered
 include tests/lowered/fptr/fptr.mk
 include tests/lowered/descfull/descfull.mk
+include tests/lowered/wild/wild.mk

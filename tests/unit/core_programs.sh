@@ -10,7 +10,7 @@ P=$S/tests/unit/core-progs
 RUN="timeout ${CORE_PROG_TIMEOUT:-60} $B/ompemu-run"
 LLVMLIB=${LLVM14_LIBDIR:-/usr/lib/llvm-14/lib}
 CLANG=${CLANG14:-}
-N=24
+N=31
 n=0
 fail=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
@@ -57,6 +57,10 @@ for mode in x86 emu; do
   check "$mode: a missing device: not ready, source location, fatal, abort" \
     '[ $rc -eq 134 ] && grep -q "^Libomptarget error: Device 7 is not ready.$" "$W/out" &&
      grep -q "devcheck.c:[0-9]*:[0-9]*: Libomptarget fatal error 1: failure of target construct while offloading is mandatory" "$W/out"'
+  $pre $RUN "$W/devcheck" badloop >"$W/out" 2>&1; rc=$?
+  check "$mode: a missing device with a pushed trip count: one \"not ready\" line" \
+    '[ $rc -eq 134 ] && [ $(grep -c "^Libomptarget error: Device 7 is not ready.$" "$W/out") -eq 1 ] &&
+     grep -q "devcheck.c:[0-9]*:[0-9]*: Libomptarget fatal error 1: failure of target construct while offloading is mandatory" "$W/out"'
 done
 
 OMP_TARGET_OFFLOAD=disabled $RUN "$W/devcheck" >"$W/out" 2>&1; rc=$?
@@ -77,6 +81,26 @@ check "OMP_TARGET_OFFLOAD=disabled without devices: host fallback" '[ $rc -eq 0 
 LIBOMPTARGET_INFO=abc x86 $RUN "$W/link" >"$W/out" 2>&1; rc=$?
 check "LIBOMPTARGET_INFO=abc: an error message, not a crash" \
   '[ $rc -eq 0 ] && grep -q "LIBOMPTARGET_INFO=.abc. ignored" "$W/out"'
+# One parse of LIBOMPTARGET_INFO (decimal, as LLVM's std::stoi) for the
+# runtime and the emu plugin; a bad setting reported once, not per reader.
+LIBOMPTARGET_INFO=16 $RUN "$W/link" >"$W/out" 2>&1; rc=$?
+check "LIBOMPTARGET_INFO=16: the emu plugin's kernel line" \
+  '[ $rc -eq 0 ] && grep -q "info: Launching kernel" "$W/out"'
+LIBOMPTARGET_INFO=0x10 $RUN "$W/link" >"$W/out" 2>&1; rc=$?
+check "LIBOMPTARGET_INFO=0x10 is 0 (decimal) for the emu plugin too" \
+  '[ $rc -eq 0 ] && ! grep -q "Launching kernel" "$W/out"'
+LIBOMPTARGET_INFO=abc $RUN "$W/link" >"$W/out" 2>&1; rc=$?
+check "LIBOMPTARGET_INFO=abc: reported once, ignored by the emu plugin too" \
+  '[ $rc -eq 0 ] && [ $(grep -c "LIBOMPTARGET_INFO=.abc. ignored" "$W/out") -eq 1 ]'
+OMPEMU_TRACE=x OMPEMU_CHECK=x OMPEMU_QUARANTINE=x $RUN "$W/link" >"$W/out" 2>&1; rc=$?
+check "bad OMPEMU_TRACE, OMPEMU_CHECK, OMPEMU_QUARANTINE: each reported once" \
+  '[ $rc -eq 0 ] && [ $(grep -c "OMPEMU_TRACE=.x. ignored" "$W/out") -eq 1 ] &&
+   [ $(grep -c "OMPEMU_CHECK=.x. ignored" "$W/out") -eq 1 ] &&
+   [ $(grep -c "OMPEMU_QUARANTINE=.x. ignored" "$W/out") -eq 1 ]'
+OMPEMU_DEVICE_MEMORY=32G OMPEMU_STACK_SIZE=1K $RUN "$W/link" >"$W/out" 2>&1; rc=$?
+check "OMPEMU_DEVICE_MEMORY, OMPEMU_STACK_SIZE out of range: the range is said" \
+  '[ $rc -eq 0 ] && grep -q "OMPEMU_DEVICE_MEMORY=.32G. ignored: out of range \[64K, 16G\]$" "$W/out" &&
+   grep -q "OMPEMU_STACK_SIZE=.1K. ignored: out of range \[64K, 4G\]$" "$W/out"'
 OMPEMU_TRACE=1 OMPEMU_PLUGINS="no-such-plugin,emu" $RUN "$W/link" >"$W/out" 2>&1; rc=$?
 check "OMPEMU_PLUGINS: a missing plugin is an error, the others run" \
   '[ $rc -eq 0 ] && grep -q "plugin no-such-plugin: not loaded" "$W/out" && grep -q "claimed by plugin emu" "$W/out" &&

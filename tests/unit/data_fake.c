@@ -187,6 +187,10 @@ void rt_handle_outcome(int rc, ident_t *loc) {
   if (rc != 0)
     fake_outcome_fail++;
 }
+void rt_handle_target_outcome(int rc, ident_t *loc, void *host_ptr) {
+  (void)host_ptr;
+  rt_handle_outcome(rc, loc);
+}
 struct rt_device *rt_device_get(int64_t id) {
   return id == 0 ? &fake_dev : NULL;
 }

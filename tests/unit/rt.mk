@@ -39,12 +39,13 @@ tests_unit_test_core_SOURCES = tests/unit/test_core.c tests/unit/fake_plugin.h \
 	src/runtime/state.c src/runtime/messages.c src/runtime/kernel_where.c \
 	src/runtime/entry_index.c \
 	src/runtime/plugin_loader.c src/runtime/entries.c src/runtime/globals.c \
+	src/runtime/safemem.c src/runtime/untrusted.c \
 	src/runtime/fptr_table.c src/runtime/policy.c src/runtime/device.c \
 	src/runtime/registry.c src/runtime/lifecycle.c \
 	src/runtime/descriptor.c src/runtime/image_format.c \
 	src/runtime/entry_table.c \
 	src/runtime/abi/register.c src/runtime/abi/info.c \
-	src/runtime/callsite.c src/runtime/dwarf_line.c \
+	src/runtime/callsite.c src/runtime/callsite_caller.c src/runtime/dwarf_line.c \
 	src/runtime/dwarf_compdir.c src/runtime/dwarf_member.c \
 	$(obs_test_sources)
 tests_unit_test_core_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/runtime $(LIBELF_CFLAGS)
@@ -75,8 +76,9 @@ data_test_sources = tests/unit/data_fake.c tests/unit/data_fake.h \
 	src/runtime/attach_entries.c \
 	src/runtime/data_begin_end.c src/runtime/update.c \
 	src/runtime/data_construct.c src/runtime/launch.c \
+	src/runtime/safemem.c src/runtime/untrusted.c \
 	src/runtime/device_memory.c src/runtime/check_api.c \
-	src/runtime/callsite.c src/runtime/dwarf_line.c \
+	src/runtime/callsite.c src/runtime/callsite_caller.c src/runtime/dwarf_line.c \
 	src/runtime/dwarf_compdir.c src/runtime/dwarf_member.c \
 	src/runtime/abi/data.c src/runtime/abi/target_clang14.c \
 	src/runtime/abi/target_kernel.c src/runtime/kernel_args.c \

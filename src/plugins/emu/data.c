@@ -6,6 +6,7 @@
 #include "watch.h"
 
 #include <ompemu/plugin.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,6 +74,19 @@ static int free_host(struct emu_device *d, void *p) {
   return -1;
 }
 
+/* N bytes as OMPEMU_DEVICE_MEMORY would write them: "1G", "1536M". */
+static const char *size_words(size_t n, char *buf, size_t len) {
+  const char *unit = "";
+  if (n && n % (1u << 30) == 0)
+    n >>= 30, unit = "G";
+  else if (n && n % (1u << 20) == 0)
+    n >>= 20, unit = "M";
+  else if (n && n % (1u << 10) == 0)
+    n >>= 10, unit = "K";
+  snprintf(buf, len, "%zu%s", n, unit);
+  return buf;
+}
+
 EMU_EXPORT void *__tgt_rtl_data_alloc(int32_t id, int64_t size, void *hst,
                                       int32_t kind) {
   struct emu_device *d = emu_device_get(id, "data_alloc");
@@ -90,6 +104,7 @@ EMU_EXPORT void *__tgt_rtl_data_alloc(int32_t id, int64_t size, void *hst,
     return NULL;
   }
   void *p;
+  char cap[32], most[32];
   switch (kind) {
   case TARGET_ALLOC_DEVICE:
   case TARGET_ALLOC_DEFAULT:
@@ -102,8 +117,11 @@ EMU_EXPORT void *__tgt_rtl_data_alloc(int32_t id, int64_t size, void *hst,
      * that cannot map reports its own error. */
     if (!p)
       ompemu_warning("emu", "device %d: out of device memory: request of %ld "
-                     "bytes, %zu of %zu in use", id, (long)size,
-                     arena_in_use(d->data), arena_capacity(d->data));
+                     "bytes, %zu of %zu in use; OMPEMU_DEVICE_MEMORY sets the "
+                     "capacity (now %s, at most %s)", id, (long)size,
+                     arena_in_use(d->data), arena_capacity(d->data),
+                     size_words(arena_capacity(d->data), cap, sizeof cap),
+                     size_words(EMU_DATA_STRIDE, most, sizeof most));
     break;
   case TARGET_ALLOC_HOST:
     p = alloc_host(d, (size_t)size);

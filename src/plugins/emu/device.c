@@ -40,10 +40,7 @@ static void plugin_init(void) {
                    "'kernel'; using 'copy'", f);
   }
   exec_read_options(&plugin.exec);
-  /* The runtime reports a malformed value; here it just counts as 0. */
-  const char *info = getenv("LIBOMPTARGET_INFO");
-  if (info && *info)
-    plugin.info_flag = (uint32_t)strtoul(info, NULL, 0);
+  ompemu_env_info(&plugin.info_flag);
   for (int i = 0; i < EMU_MAX_DEVICES; i++) {
     plugin.dev[i].id = i;
     plugin.dev[i].state = EMU_DEVICE_OFF;
@@ -251,7 +248,21 @@ EMU_EXPORT int32_t __tgt_rtl_ompemu_not_device(int32_t id, const void *tgt,
   why[0] = 0;
   if (arena_check(d->data, tgt, (size_t)size) == 0)
     return 0;
-  return outside_blocks(d, tgt, (size_t)size, why, (size_t)why_len);
+  int r = outside_blocks(d, tgt, (size_t)size, why, (size_t)why_len);
+  void *bs;
+  size_t bz;
+  if (r == 1 && arena_block_of(d->data, tgt, &bs, &bz) == 0) {
+    /* It starts inside a live block: device memory, the copy too long. */
+    size_t at = (size_t)((const char *)tgt - (const char *)bs);
+    size_t past = at + (size_t)size - bz;
+    snprintf(why, (size_t)why_len, "the copy of %zu byte%s at offset %zu "
+             "runs %zu byte%s past the end of the allocation [" OMPEMU_PTR
+             ", " OMPEMU_PTR ") of %zu bytes", (size_t)size,
+             size == 1 ? "" : "s", at, past, past == 1 ? "" : "s",
+             OMPEMU_P(bs), OMPEMU_P((uintptr_t)bs + bz), bz);
+    return 2;
+  }
+  return r;
 }
 
 EMU_EXPORT int32_t __tgt_rtl_ompemu_runtime(uint32_t traits) {

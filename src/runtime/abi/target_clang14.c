@@ -139,10 +139,10 @@ RT_EXPORT int __tgt_target_teams_nowait(
 RT_EXPORT void __kmpc_push_target_tripcount_mapper(ident_t *loc,
                                                    int64_t device_id,
                                                    uint64_t loop_tripcount) {
-  rt_push_tripcount(device_id, loop_tripcount);
+  rt_push_tripcount(loc, device_id, loop_tripcount);
 }
 
 RT_EXPORT void __kmpc_push_target_tripcount(int64_t device_id,
                                             uint64_t loop_tripcount) {
-  rt_push_tripcount(device_id, loop_tripcount);
+  rt_push_tripcount(NULL, device_id, loop_tripcount);
 }
