@@ -40,7 +40,11 @@ struct var_dwarf {
   int tried, ok;
   char expr[256], path[1024];
   unsigned line;
+  signed char *kinds; /* dw_byte_kinds (freed by var_dwarf_done) */
+  uint64_t period;
 };
+
+static void var_dwarf_done(struct var_dwarf *v) { free(v->kinds); }
 
 /* What byte OFF of V's storage is (dwarf_member.h: DW_BYTE_*). */
 static int var_byte_kind(struct var_dwarf *v, uintptr_t off) {
@@ -53,9 +57,10 @@ static int var_byte_kind(struct var_dwarf *v, uintptr_t off) {
             callsite_object(rt_construct_ra, v->path, sizeof v->path);
     v->line = v->ok && loc_field(v->var, 2, ln, sizeof ln)
                   ? (unsigned)atoi(ln) : 0;
+    if (v->ok)
+      v->kinds = dw_byte_kinds(v->path, v->expr, v->line, &v->period);
   }
-  return v->ok ? dw_byte_kind(v->path, v->expr, v->line, off)
-               : DW_BYTE_UNKNOWN;
+  return v->kinds ? v->kinds[off % v->period] : DW_BYTE_UNKNOWN;
 }
 
 /* The LEN bytes at OFF of V's storage that are not padding, which no
@@ -88,6 +93,7 @@ static uintptr_t poison_runs(uintptr_t hst, uintptr_t tgt, uintptr_t n,
       total += data_bytes(&v, k - run, run);
     run = 0;
   }
+  var_dwarf_done(&v);
   return total;
 }
 
@@ -451,14 +457,20 @@ static int alloc_only(struct cregion *r, const struct cblock *b) {
 }
 
 /* Blocks up to this size are compared with their expected bytes when
- * another kernel is given them, to know which kernel changed them. */
-#define WRITER_LOOK_MAX ((uintptr_t)1 << 20)
+ * another kernel is given them, to know which kernel changed them (a copy
+ * and a compare per change of kernel: read-only inputs two kernels take
+ * in turn pay it each time). */
+#define WRITER_LOOK_MAX ((uintptr_t)64 << 10)
 
 /* B goes to R's kernel: the last kernel it went to (another construct's)
  * changed it if its bytes differ from the expected ones now, and is then
  * the one a finding about the changes names. */
 static void last_kernel(struct cregion *r, struct cblock *b) {
+  /* Only data mapped `to` without `from` can have its changes thrown
+   * away unsaid (data_before_free). */
   if (b->last_kernel && !b->writer && b->expect && b->size <= WRITER_LOOK_MAX &&
+      (b->maptype & OMP_TGT_MAPTYPE_TO) &&
+      !(b->maptype & OMP_TGT_MAPTYPE_FROM) &&
       (b->last_kernel != r->kernel || b->last_kernel_at != r->where)) {
     unsigned char *dev = device_bytes(b->dev, b->tgt, b->size);
     if (dev && differing(b->expect, dev, b->size, b, 0)) {
@@ -893,7 +905,9 @@ void data_kernel_unwatch(struct cregion *r) {
     /* A bitfield's storage unit: the compiler reads it to write a field
      * (a read that follows on the same page is missed, never invented). */
     struct var_dwarf vd = {.var = b->var};
-    if (var_byte_kind(&vd, (uintptr_t)off) == DW_BYTE_BITFIELD)
+    int bits = var_byte_kind(&vd, (uintptr_t)off) == DW_BYTE_BITFIELD;
+    var_dwarf_done(&vd);
+    if (bits)
       continue;
     int from = (b->maptype & OMP_TGT_MAPTYPE_FROM) != 0;
     /* Memory mapped alloc that the kernel read and then wrote all of

@@ -975,24 +975,49 @@ static void fill_kinds(struct decls *x, int section) {
   x->period = period;
 }
 
-int dw_byte_kind(const char *path, const char *expr, unsigned line,
-                 uint64_t off) {
+/* X for EXPR at LINE in PATH with its byte kinds filled, lock held; NULL
+ * (lock not held) when EXPR is no variable or section of one. */
+static struct decls *kinds_of(const char *path, const char *expr,
+                              unsigned line) {
   char name[128];
-  int section, has_lo, kind = DW_BYTE_UNKNOWN;
+  int section, has_lo;
   int64_t lo = 0;
   int deref = expr && expr[0] == '*';
   if (!path || !expr ||
       !parse_expr(expr + deref, name, sizeof name, &section, &lo, &has_lo) ||
       (deref && section))
-    return DW_BYTE_UNKNOWN;
+    return NULL;
   pthread_mutex_lock(&lock);
   struct decls *x = decls_of(path, expr, name, line);
   if (x && x->n > 0 && !x->kinds_tried) {
     x->kinds_tried = 1;
     fill_kinds(x, section | deref);
   }
-  if (x && x->kinds)
-    kind = x->kinds[off % x->period];
+  if (!x)
+    pthread_mutex_unlock(&lock);
+  return x;
+}
+
+signed char *dw_byte_kinds(const char *path, const char *expr, unsigned line,
+                           uint64_t *period) {
+  struct decls *x = kinds_of(path, expr, line);
+  if (!x)
+    return NULL;
+  signed char *k = x->kinds ? malloc(x->period) : NULL;
+  if (k) {
+    memcpy(k, x->kinds, x->period);
+    *period = x->period;
+  }
+  pthread_mutex_unlock(&lock);
+  return k;
+}
+
+int dw_byte_kind(const char *path, const char *expr, unsigned line,
+                 uint64_t off) {
+  struct decls *x = kinds_of(path, expr, line);
+  if (!x)
+    return DW_BYTE_UNKNOWN;
+  int kind = x->kinds ? x->kinds[off % x->period] : DW_BYTE_UNKNOWN;
   pthread_mutex_unlock(&lock);
   return kind;
 }

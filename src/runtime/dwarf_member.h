@@ -41,5 +41,10 @@ RT_HIDDEN int dw_array_units(const char *path, const char *expr,
 enum { DW_BYTE_UNKNOWN = -1, DW_BYTE_DATA, DW_BYTE_PADDING, DW_BYTE_BITFIELD };
 RT_HIDDEN int dw_byte_kind(const char *path, const char *expr, unsigned line,
                            uint64_t off);
+/* The same for every byte of the part that repeats (an element of the
+ * innermost array, or the variable): a malloc'd copy of *PERIOD kinds, the
+ * kind of byte OFF at OFF % *PERIOD; NULL when not known. */
+RT_HIDDEN signed char *dw_byte_kinds(const char *path, const char *expr,
+                                     unsigned line, uint64_t *period);
 
 #endif
