@@ -61,13 +61,60 @@ static void op_section4k(long i) {
   section[0]++;
 }
 
+/* A struct and the array its member points to, in one map clause: the
+ * struct's copy, the array's, and the member attached to the array's copy
+ * on the device (and the host pointer written back at the end). */
+static struct {
+  long n;
+  double *p;
+} holder;
+
+static void op_attach(long i) {
+  (void)i;
+#pragma omp target map(tofrom: holder, holder.p[0:512])
+  holder.p[0] += (double)holder.n;
+}
+
 int group_launch(long scale) {
   launch_rows(scale, "");
   if (!(section = calloc(4096, 1)))
     return 1;
   measure("launch_4KiB_section", 2000 * scale, op_section4k);
   free(section);
-  return 0;
+  holder.n = 1;
+  if (!(holder.p = calloc(512, sizeof *holder.p)))
+    return 1;
+  measure("launch_struct_attach", 2000 * scale, op_attach);
+  int bad = holder.p[0] != (double)(2000 * scale * REPS);
+  free(holder.p);
+  if (bad)
+    fprintf(stderr, "bench: the attached array came back wrong\n");
+  return bad;
+}
+
+/* A combined construct over 1M floats (4 MiB tofrom): the device's teams
+ * and threads doing real work, and the copies around it. */
+enum { TEAMS_N = 1 << 20 };
+static float *teams_data;
+
+static void op_teams(long i) {
+  (void)i;
+  float *a = teams_data;
+#pragma omp target teams distribute parallel for map(tofrom: a[0:TEAMS_N])
+  for (int j = 0; j < TEAMS_N; j++)
+    a[j] = a[j] * 0.5f + 1.0f;
+}
+
+int group_teams(long scale) {
+  if (!(teams_data = calloc(TEAMS_N, sizeof *teams_data)))
+    return 1;
+  measure("teams_1M_floats", 20 * scale, op_teams);
+  /* x -> x/2 + 1 from 0 converges to 2. */
+  int bad = teams_data[0] < 1.9f || teams_data[TEAMS_N - 1] < 1.9f;
+  free(teams_data);
+  if (bad)
+    fprintf(stderr, "bench: the teams loop computed wrong values\n");
+  return bad;
 }
 
 /* The launch rows again with one host thread spinning: on a 2-core
@@ -322,7 +369,7 @@ static const struct {
 } groups[] = {
     {"launch", group_launch},       {"launch_busy", group_launch_busy},
     {"enter_exit", group_enter_exit}, {"update", group_update},
-    {"members", group_members},
+    {"members", group_members},     {"teams", group_teams},
     {"threads8", group_threads8},   {"bandwidth", group_bandwidth},
     {"stress", group_stress},       {"idle_cpu", group_idle_cpu},
 };

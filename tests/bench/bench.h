@@ -37,6 +37,7 @@ int group_launch_busy(long scale);
 int group_enter_exit(long scale);
 int group_update(long scale);
 int group_members(long scale);
+int group_teams(long scale);
 int group_threads8(long scale);
 int group_bandwidth(long scale);
 int group_stress(long scale);

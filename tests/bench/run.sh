@@ -134,6 +134,7 @@ row_launch() {
   describe launch_empty time "empty launch (ns)"
   describe launch_4KiB_tofrom time "launch, 4 KiB tofrom (sync) (ns)"
   describe launch_4KiB_section time "launch, 4 KiB tofrom of p[0:4096] (ns)"
+  describe launch_struct_attach time "launch, map(s, s.p[0:512]), attach (ns)"
   interleave launch "$runs"
   new_group
   describe launch_empty_1core_busy time "empty launch, one core busy (ns)"
@@ -147,6 +148,13 @@ row_threads8() {
   describe launch_8_threads time "8 host threads launching, per region (ns)"
   describe launch_8_omp_threads time "8 threads of omp parallel, 1 KiB tofrom (ns)"
   interleave threads8 "$runs"
+}
+
+row_teams() {
+  new_group
+  have_clang14 || { skip "teams over 1M floats" "$why"; return; }
+  describe teams_1M_floats time "teams distribute parallel for, 1M floats tofrom (ns)"
+  interleave teams "$slow_runs"
 }
 
 row_enter_exit() {
@@ -263,10 +271,13 @@ row_check() {
   have_clang14 || { skip "rows under --check" "$why"; return; }
   describe chk_launch_empty check "empty launch, --check (ns)"
   describe chk_launch_4KiB_tofrom check "launch, 4 KiB tofrom, --check (ns)"
+  describe chk_launch_4KiB_section check "launch, p[0:4096], --check (ns)"
+  describe chk_launch_struct_attach check "launch, map(s, s.p[0:512]), --check (ns)"
   for n in 100 10000 100000; do
     describe chk_enter_exit_pair_${n}_live check "enter+exit pair, $n live, --check (ns)"
   done
-  for g in launch enter_exit; do
+  describe chk_teams_1M_floats check "teams, 1M floats tofrom, --check (ns)"
+  for g in launch enter_exit teams; do
     [ $g = launch ] && n=$runs || n=$slow_runs
     i=0
     while [ $i -lt "$n" ]; do
@@ -353,7 +364,7 @@ fi
 
 # BENCH_ROWS: the row groups to run, by the names of their row_ functions
 # (default all): BENCH_ROWS="launch threads8 idle_cpu" make bench.
-all_groups="launch clang22 threads8 enter_exit update members stress bandwidth process idle_cpu translate check"
+all_groups="launch clang22 threads8 teams enter_exit update members stress bandwidth process idle_cpu translate check"
 for g in ${BENCH_ROWS:-$all_groups}; do
   case " $all_groups " in
     *" $g "*) "row_$g" ;;
