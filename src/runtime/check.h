@@ -316,12 +316,12 @@ RT_HIDDEN int check_dev_write(int32_t dev, uintptr_t tgt, const void *src,
  * plugin's, ompemu_note_pointers): check_dev_notes is 1 once DEV's plugin
  * has left it to the checker (asked at the first call), which then calls
  * check_dev_note after every copy to DEV that succeeded, with the N bytes
- * at SRC copied and a leading part CLEAN of them that holds no word in
- * [HOSTPTR_LO, HOSTPTR_LO + HOSTPTR_SPAN) (check_pass): the device
+ * at SRC copied to TGT and a leading part CLEAN of them that holds no word
+ * in [HOSTPTR_LO, HOSTPTR_LO + HOSTPTR_SPAN) (check_pass): the device
  * addresses are in that range. */
 RT_HIDDEN int check_dev_notes(int32_t dev);
-RT_HIDDEN void check_dev_note(int32_t dev, const void *src, size_t n,
-                              size_t clean);
+RT_HIDDEN void check_dev_note(int32_t dev, uintptr_t tgt, const void *src,
+                              size_t n, size_t clean);
 /* Bytes of [TGT, TGT+N) still holding the device's poison; -1 when the
  * plugin cannot say. */
 RT_HIDDEN int64_t check_dev_poisoned(int32_t dev, uintptr_t tgt, size_t n);

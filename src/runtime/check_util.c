@@ -639,7 +639,7 @@ int check_dev_write(int32_t dev, uintptr_t tgt, const void *src, size_t n) {
   if (d->plugin->data_submit(d->local_id, (void *)tgt, (void *)src,
                              (int64_t)n) != OFFLOAD_SUCCESS)
     return -1;
-  check_dev_note(dev, src, n, 0);
+  check_dev_note(dev, tgt, src, n, 0);
   return 0;
 }
 
@@ -666,12 +666,13 @@ int check_dev_notes(int32_t dev) {
   return s > 0;
 }
 
-void check_dev_note(int32_t dev, const void *src, size_t n, size_t clean) {
+void check_dev_note(int32_t dev, uintptr_t tgt, const void *src, size_t n,
+                    size_t clean) {
   if (!check_dev_notes(dev) || n <= clean || n - clean < sizeof(uint64_t))
     return;
   struct rt_device *d = device(dev);
   d->plugin->ompemu_note_pointers(d->local_id, (const char *)src + clean,
-                                  (int64_t)(n - clean), 0, 0);
+                                  (int64_t)(n - clean), tgt + clean, 0);
 }
 
 int64_t check_dev_poisoned(int32_t dev, uintptr_t tgt, size_t n) {

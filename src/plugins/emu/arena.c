@@ -690,6 +690,8 @@ int arena_free(struct emu_arena *a, void *ptr) {
     /* Quarantined: PROT_NONE from the next kernel on (small blocks keep
      * their pages for reuse) or at once (large ones give them back). */
     a->guarded -= (n->flags & ANODE_GUARDED) != 0;
+    unsigned held = arena_held_free(a, n, body,
+                                    body <= EMU_CHECK_KEEP_MAX && !a->no_maps);
     if (body <= EMU_CHECK_KEEP_MAX) {
       /* With its slack intact, poisoning the block leaves pages that hold
        * only the poison: a block allocated on them owes none. */
@@ -698,8 +700,7 @@ int arena_free(struct emu_arena *a, void *ptr) {
       else if (slack_ok)
         arena_fill(a, anode_start(n), n->size, 1);
       arena_unprot_add(a, n->key, body,
-                       (slack_ok || owed ? UNPROT_CLEAN : 0) |
-                           (n->flags & ANODE_EXPOSED ? UNPROT_URGENT : 0));
+                       (slack_ok || owed ? UNPROT_CLEAN : 0) | held);
     }
     else if (a->no_maps)
       arena_fill(a, n->key, body, 1);

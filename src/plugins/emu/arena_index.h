@@ -44,6 +44,7 @@ static inline uintptr_t anode_start(const struct anode *n) {
 #define ANODE_PENDING 0x1 /* live: not yet poisoned, content stale */
 #define ANODE_GUARDED 0x2 /* check mode: a guard page follows the block */
 #define ANODE_EXPOSED 0x8 /* live: its address was copied to the device */
+#define ANODE_HELD 0x10 /* live, exposed: where to is known (arena_holders.c) */
 
 /* Treap operations; ROOT is updated in place.  A node's priority is a
  * hash of its key. */

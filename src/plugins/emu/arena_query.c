@@ -193,7 +193,8 @@ int arena_poisoned_bytes(struct emu_arena *a, const void *ptr, size_t size,
   return 0;
 }
 
-void arena_note_pointers(struct emu_arena *a, const void *src, size_t n) {
+void arena_note_pointers(struct emu_arena *a, const void *src, size_t n,
+                         uintptr_t tgt) {
   if (!arena_is_check(a) || n < sizeof(uint64_t))
     return;
   const unsigned char *c = src;
@@ -210,7 +211,7 @@ void arena_note_pointers(struct emu_arena *a, const void *src, size_t n) {
     memcpy(&w, c + i * sizeof w, sizeof w);
     struct anode *b = arena_extent_of(a, (uintptr_t)w);
     if (b)
-      b->flags |= ANODE_EXPOSED;
+      arena_held_note(a, b, tgt ? tgt + i * sizeof w : 0);
     else if (a->nunprot)
       arena_unprot_arg(a, (uintptr_t)w);
   }
