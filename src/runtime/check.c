@@ -226,8 +226,10 @@ static void copy_to(struct cthread *t, int32_t dev, uintptr_t hst,
     if (v && !to)
       to = slack_block(dev, v);
     if (to && to != b) {
-      cb_link(b, v);
+      cb_link(b, off, v);
       check_name_pointee(b, to);
+    } else {
+      cb_link(b, off, 0); /* detached, or overwritten */
     }
     pointer = to != NULL || (!v && cb_is_pointer(b, off));
   }

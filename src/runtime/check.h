@@ -91,7 +91,8 @@ enum cblock_kind {
 };
 
 struct cedge { /* a device pointer stored in a block: attached pointee */
-  uintptr_t to; /* device address it holds */
+  uintptr_t to;  /* device address it holds */
+  uintptr_t off; /* where in the block */
   struct cedge *next;
 };
 
@@ -204,8 +205,10 @@ RT_HIDDEN void cb_free(struct cblock *b, const char *where);
 RT_HIDDEN struct cblock *cb_globals(int32_t dev);
 /* Every live block, in no particular order; FN returns non-zero to stop. */
 RT_HIDDEN void cb_foreach(int (*fn)(struct cblock *b, void *arg), void *arg);
-/* Record that B holds the device pointer TO (into a block of its device). */
-RT_HIDDEN void cb_link(struct cblock *b, uintptr_t to);
+/* Record that the word at offset OFF of B holds the device pointer TO
+ * (into a block of its device), in place of what it held; TO 0: no
+ * device pointer any more. */
+RT_HIDDEN void cb_link(struct cblock *b, uintptr_t off, uintptr_t to);
 /* Bytes of B's expected content, created on first use (zeroed, unless
  * WHOLE: the caller is about to write all of it); NULL when out of
  * memory. */
