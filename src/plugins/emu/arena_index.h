@@ -32,8 +32,10 @@ struct anode {
     };
   };
   const void *last_kernel;   /* check mode: last kernel given the block */
-  unsigned long born;        /* live: arena_settle calls before its alloc;
-                              * cooling: its tag in FREE (FREE_DIRTY...) */
+  unsigned long born;        /* live: arena_settle calls before its alloc
+                              * (check mode: or when its slack was last
+                              * found intact); cooling: its tag in FREE
+                              * (FREE_DIRTY...) */
 };
 
 /* The address of live block N. */

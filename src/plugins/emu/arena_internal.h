@@ -211,7 +211,7 @@ struct anode *arena_extent_of(const struct emu_arena *a, uintptr_t p);
 int arena_settled_unlocked(struct emu_arena *a, uintptr_t p, size_t size);
 /* Check mode: report overwritten slack around live block N; 1 if all of
  * it was found to hold the poison. */
-int arena_check_slack(struct emu_arena *a, const struct anode *n,
+int arena_check_slack(struct emu_arena *a, struct anode *n,
                       const char *when);
 
 #endif
