@@ -164,9 +164,34 @@ static char *dup_string(const void *key) { return strdup(key); }
 
 const char *check_intern(const char *s) { return intern_by(s, dup_string); }
 
+/* check_named's last answers, by the name's address and checked against
+ * a copy of it (another name at a reused address is looked at again): a
+ * launch loop asks about the same few names several times a launch, and
+ * parsing one costs some 400 instructions. */
+#define NAMED_SLOTS 8
+#define NAMED_LEN 160
+static __thread struct {
+  const char *p;
+  int named;
+  char s[NAMED_LEN];
+} named_seen[NAMED_SLOTS];
+
 int check_named(const char *var) {
+  if (!var || var[0] != ';')
+    return 0;
+  size_t n = strnlen(var, NAMED_LEN);
+  size_t k = ((uintptr_t)var >> 3) % NAMED_SLOTS;
+  if (n < NAMED_LEN && named_seen[k].p == var &&
+      memcmp(named_seen[k].s, var, n + 1) == 0)
+    return named_seen[k].named;
   char expr[8];
-  return var && var[0] == ';' && map_name_expr(var, expr, sizeof expr);
+  int r = map_name_expr(var, expr, sizeof expr) != NULL;
+  if (n < NAMED_LEN) {
+    named_seen[k].p = var;
+    named_seen[k].named = r;
+    memcpy(named_seen[k].s, var, n + 1);
+  }
+  return r;
 }
 
 /* The map name of the variable of which map name VAR names a member,

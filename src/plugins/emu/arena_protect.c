@@ -214,22 +214,27 @@ static void *scratch(struct emu_arena *a, size_t n) {
   return a->unscratch;
 }
 
-/* Sort V (N entries) by key, TMP as large, 11 bits at a time from the
- * lowest bit that any key has set; the sorted copy is returned. */
+/* Sort V (N entries) by key, TMP as large, 11 bits at a time of the keys'
+ * distance from the lowest, from the lowest bit that any has set (keys a
+ * few MiB apart: one or two passes, not four); the sorted copy is
+ * returned. */
 static struct unwait *radix_sort(struct unwait *v, struct unwait *tmp,
                                  size_t n) {
-  uintptr_t any = 0;
+  uintptr_t any = 0, min = UINTPTR_MAX;
   for (size_t i = 0; i < n; i++)
-    any |= v[i].key;
+    if (v[i].key < min)
+      min = v[i].key;
+  for (size_t i = 0; i < n; i++)
+    any |= v[i].key - min;
   unsigned shift = any ? (unsigned)__builtin_ctzll(any) : 64;
   for (; shift < 64 && any >> shift; shift += 11) {
     size_t count[2049] = {0};
     for (size_t i = 0; i < n; i++)
-      count[(v[i].key >> shift & 2047) + 1]++;
+      count[((v[i].key - min) >> shift & 2047) + 1]++;
     for (size_t d = 1; d <= 2048; d++)
       count[d] += count[d - 1];
     for (size_t i = 0; i < n; i++)
-      tmp[count[v[i].key >> shift & 2047]++] = v[i];
+      tmp[count[(v[i].key - min) >> shift & 2047]++] = v[i];
     struct unwait *t = v;
     v = tmp;
     tmp = t;
