@@ -203,6 +203,50 @@ static void test_check_exposed_holder(void **state) {
   }
 }
 
+/* 1 if every page of [P, P+LEN) is in memory. */
+static int resident(const void *p, size_t len) {
+  unsigned char v[64];
+  size_t pages = len / 4096;
+  assert_true(pages <= sizeof v);
+  assert_int_equal(mincore((void *)p, len, v), 0);
+  for (size_t i = 0; i < pages; i++)
+    if (!(v[i] & 1))
+      return 0;
+  return 1;
+}
+
+/* Check mode: a freed large block is inaccessible at once; the next block
+ * of its length gets another address but the freed block's pages, moved
+ * (arena_donor.c): in memory already, reading as the poison, never as
+ * the freed block's bytes.  The freed range still faults. */
+static void test_check_large_pages_moved(void **state) {
+  (void)state;
+  enum { LEN = 64 << 10 };
+  struct emu_arena *a = arena_create_ex("data", 0, TB(26), 4 * MB, 256,
+                                        ARENA_CHECK, 64 * MB);
+  assert_non_null(a);
+  char *x = arena_alloc(a, LEN);
+  assert_int_equal(arena_write_begin(a, x, LEN), 0);
+  memset(x, 0x11, LEN);
+  assert_int_equal(arena_free(a, x), 0);
+  assert_true(faults(x));
+  char *y = arena_alloc(a, LEN);
+  assert_ptr_not_equal(y, x);
+  assert_true(faults(x));
+  assert_true(faults(x + LEN - 1));
+  if (!a->donors_off) /* mremap moved them (not under valgrind) */
+    assert_true(resident(y, LEN));
+  assert_int_equal(arena_read_begin(a, y, LEN), 0);
+  for (size_t i = 0; i < LEN; i += 4096)
+    assert_int_equal(((uint32_t *)(void *)y)[i / 4], EMU_CHECK_POISON_WORD);
+  /* A block of another length gets fresh pages. */
+  assert_int_equal(arena_free(a, y), 0);
+  char *z = arena_alloc(a, 2 * LEN);
+  assert_false(resident(z, 2 * LEN));
+  assert_true(faults(y));
+  arena_destroy(a);
+}
+
 /* Check mode: a block allocated on the kept pages of a freed block reads
  * as the poison, never as the old block's bytes, whether or not a kernel
  * ran in between, and when a kernel wrote the freed block before its
@@ -555,6 +599,7 @@ int main(void) {
       cmocka_unit_test(test_check_reuse_poisoned),
       cmocka_unit_test(test_check_protect_runs),
       cmocka_unit_test(test_check_exposed_holder),
+      cmocka_unit_test(test_check_large_pages_moved),
       cmocka_unit_test(test_check_many),
       cmocka_unit_test(test_check_shuffled_frees),
       cmocka_unit_test(test_check_waiting_flush),

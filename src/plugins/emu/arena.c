@@ -598,6 +598,9 @@ void *arena_alloc(struct emu_arena *a, size_t size) {
     apool_put(&a->pool, n);
     goto full;
   }
+  /* Pages moved in hold a freed block's bytes: the poison is owed. */
+  if (a->ndonors && arena_donor_take(a, p, l.len, l.body))
+    clean = 0;
   n->key = p;
   n->len = l.len;
   n->off = (uint32_t)l.offset;
@@ -704,7 +707,8 @@ int arena_free(struct emu_arena *a, void *ptr) {
     }
     else if (a->no_maps)
       arena_fill(a, n->key, body, 1);
-    else if (mmap((void *)n->key, body, PROT_NONE,
+    else if (arena_donor_add(a, n->key, body) != 0 &&
+             mmap((void *)n->key, body, PROT_NONE,
                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED,
                   -1, 0) == MAP_FAILED)
       arena_fill(a, n->key, body, 1); /* at least poisoned */
