@@ -409,6 +409,7 @@ void arena_destroy(struct emu_arena *a) {
   apool_release(&a->pool);
   free(a->marks);
   arena_unprot_release(a);
+  arena_donors_release(a);
   free(a->side);
   free(a);
 }
@@ -599,7 +600,8 @@ void *arena_alloc(struct emu_arena *a, size_t size) {
     goto full;
   }
   /* Pages moved in hold a freed block's bytes: the poison is owed. */
-  if (a->ndonors && arena_donor_take(a, p, l.len, l.body))
+  if (a->spare && l.body > EMU_CHECK_KEEP_MAX &&
+      arena_donor_take(a, p, l.body))
     clean = 0;
   n->key = p;
   n->len = l.len;

@@ -124,10 +124,12 @@ struct emu_arena {
   size_t nheld;
   struct asuspect suspects[SUSPECTS_MAX];
   size_t nsuspects;
-  /* Check mode: freed large blocks whose pages wait for the next block of
-   * their length (arena_donor.c); DONORS_OFF: mremap cannot move them. */
-  struct xt_ext donors[DONOR_SLOTS];
-  size_t ndonors, donors_bytes;
+  /* Check mode: the pages of freed large blocks waiting for the next
+   * block of their length, in slots of SPARE (arena_donor.c): their
+   * lengths (0: empty), the slot to fill next; DONORS_OFF: mremap cannot
+   * move them. */
+  uintptr_t spare;
+  size_t donor_len[DONOR_SLOTS], donor_next;
   int donors_off;
 };
 
@@ -213,16 +215,13 @@ unsigned arena_held_free(struct emu_arena *a, struct anode *n, size_t body,
                          int kept);
 int arena_held_check(struct emu_arena *a);
 /* arena_donor.c (check mode): _add keeps the pages of the freed large
- * block [P, P+LEN), made inaccessible (-1: not kept, the caller gives
- * them back); _take, for a new block's extent [P, P+LEN), forgets the
- * kept ones it overlaps and moves a kept block's pages under its body
- * [P, P+BODY), read-write, if one has that length (1 if it did);
- * _poison fills the kept ones with the poison and forgets them
- * (protection given up). */
+ * block [P, P+LEN) and makes the range inaccessible (-1: not kept, the
+ * caller gives them back); _take moves kept pages under the new block's
+ * body [P, P+BODY), read-write, if some were of that length (1 if it
+ * did); _release gives everything back. */
 int arena_donor_add(struct emu_arena *a, uintptr_t p, size_t len);
-int arena_donor_take(struct emu_arena *a, uintptr_t p, size_t len,
-                     size_t body);
-void arena_donors_poison(struct emu_arena *a);
+int arena_donor_take(struct emu_arena *a, uintptr_t p, size_t body);
+void arena_donors_release(struct emu_arena *a);
 /* The live block whose extent holds P, or NULL. */
 struct anode *arena_extent_of(const struct emu_arena *a, uintptr_t p);
 int arena_settled_unlocked(struct emu_arena *a, uintptr_t p, size_t size);

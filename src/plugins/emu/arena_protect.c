@@ -138,7 +138,6 @@ void arena_out_of_maps(struct emu_arena *a) {
   size_t used = a->hwm > a->base ? a->hwm - a->base : 0;
   if (used && mprotect((void *)a->base, used, PROT_READ | PROT_WRITE) != 0)
     mprotect((void *)a->base, a->span, PROT_READ | PROT_WRITE);
-  arena_donors_poison(a);
 }
 
 /* [P, P+LEN) is inaccessible now: pages opened ahead (OPEN, free and
