@@ -135,8 +135,9 @@ int32_t __tgt_rtl_ompemu_observe(uint32_t what, void *tag);
  *   call.  -1 for a device it does not have.
  * ompemu_note_pointers: check mode: SRC non-NULL: the device addresses
  *   among the 8-byte words of [SRC, SRC+SIZE), bytes just copied to the
- *   device, are noted (a block one of them points into is made
- *   inaccessible before the first kernel after it is freed).  SRC NULL:
+ *   device at LO (0: not known where), are noted (a block one of them
+ *   points into is made inaccessible before the first kernel after it is
+ *   freed, when device memory there still holds its address).  SRC NULL:
  *   from now on the caller makes that call after every copy to the
  *   device, for all the bytes except a part it found holds no word W with
  *   W - LO < SPAN (unsigned), and the plugin stops scanning the copies

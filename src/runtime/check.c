@@ -208,7 +208,7 @@ static void copy_to(struct cthread *t, int32_t dev, uintptr_t hst,
   struct cblock *b = cb_find_range(dev, tgt, size ? size : 1);
   if (!b) {
     if (note && check_cfg.check)
-      check_dev_note(dev, (const void *)hst, size, 0);
+      check_dev_note(dev, tgt, (const void *)hst, size, 0);
     return;
   }
   if (check_cfg.check)
@@ -226,8 +226,10 @@ static void copy_to(struct cthread *t, int32_t dev, uintptr_t hst,
     if (v && !to)
       to = slack_block(dev, v);
     if (to && to != b) {
-      cb_link(b, v);
+      cb_link(b, off, v);
       check_name_pointee(b, to);
+    } else {
+      cb_link(b, off, 0); /* detached, or overwritten */
     }
     pointer = to != NULL || (!v && cb_is_pointer(b, off));
   }
@@ -272,7 +274,7 @@ static void copy_to(struct cthread *t, int32_t dev, uintptr_t hst,
                                  HOSTPTR_LO, HOSTPTR_SPAN) *
             sizeof(uint64_t);
   if (note && check_cfg.check)
-    check_dev_note(dev, (const void *)hst, size, clean);
+    check_dev_note(dev, tgt, (const void *)hst, size, clean);
   if (check_cfg.check)
     hostptr_after_copy_to(b, tgt, hst, size, var,
                           r ? r->where : "omp_target_memcpy", clean);
@@ -618,7 +620,8 @@ static int on_copy_end(struct obs_event *e) {
     /* Its device addresses are noted now, before any later kernel (the
      * rest waits for the queue's wait). */
     if (e->point == OBS_COPY_TO && check_cfg.check)
-      check_dev_note(e->device, (const void *)e->hst, (size_t)e->size, 0);
+      check_dev_note(e->device, e->tgt, (const void *)e->hst,
+                     (size_t)e->size, 0);
     defer(t, e);
   } else if (e->point == OBS_COPY_TO) {
     copy_to(t, e->device, e->hst, e->tgt, (uintptr_t)e->size, e->var, 1);

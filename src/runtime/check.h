@@ -91,7 +91,8 @@ enum cblock_kind {
 };
 
 struct cedge { /* a device pointer stored in a block: attached pointee */
-  uintptr_t to; /* device address it holds */
+  uintptr_t to;  /* device address it holds */
+  uintptr_t off; /* where in the block */
   struct cedge *next;
 };
 
@@ -204,8 +205,10 @@ RT_HIDDEN void cb_free(struct cblock *b, const char *where);
 RT_HIDDEN struct cblock *cb_globals(int32_t dev);
 /* Every live block, in no particular order; FN returns non-zero to stop. */
 RT_HIDDEN void cb_foreach(int (*fn)(struct cblock *b, void *arg), void *arg);
-/* Record that B holds the device pointer TO (into a block of its device). */
-RT_HIDDEN void cb_link(struct cblock *b, uintptr_t to);
+/* Record that the word at offset OFF of B holds the device pointer TO
+ * (into a block of its device), in place of what it held; TO 0: no
+ * device pointer any more. */
+RT_HIDDEN void cb_link(struct cblock *b, uintptr_t off, uintptr_t to);
 /* Bytes of B's expected content, created on first use (zeroed, unless
  * WHOLE: the caller is about to write all of it); NULL when out of
  * memory. */
@@ -316,12 +319,12 @@ RT_HIDDEN int check_dev_write(int32_t dev, uintptr_t tgt, const void *src,
  * plugin's, ompemu_note_pointers): check_dev_notes is 1 once DEV's plugin
  * has left it to the checker (asked at the first call), which then calls
  * check_dev_note after every copy to DEV that succeeded, with the N bytes
- * at SRC copied and a leading part CLEAN of them that holds no word in
- * [HOSTPTR_LO, HOSTPTR_LO + HOSTPTR_SPAN) (check_pass): the device
+ * at SRC copied to TGT and a leading part CLEAN of them that holds no word
+ * in [HOSTPTR_LO, HOSTPTR_LO + HOSTPTR_SPAN) (check_pass): the device
  * addresses are in that range. */
 RT_HIDDEN int check_dev_notes(int32_t dev);
-RT_HIDDEN void check_dev_note(int32_t dev, const void *src, size_t n,
-                              size_t clean);
+RT_HIDDEN void check_dev_note(int32_t dev, uintptr_t tgt, const void *src,
+                              size_t n, size_t clean);
 /* Bytes of [TGT, TGT+N) still holding the device's poison; -1 when the
  * plugin cannot say. */
 RT_HIDDEN int64_t check_dev_poisoned(int32_t dev, uintptr_t tgt, size_t n);

@@ -481,35 +481,38 @@ static void expect_put(unsigned char *x, uintptr_t size) {
   expect_kept += len;
 }
 
-/* The links of every block, (block, device address) pairs, for cb_link's
- * "already there?": a block of an array of structs links thousands.  Open
- * addressing with tombstones, rebuilt when full of them. */
+/* The links of every block by (block, offset), for cb_link's "already
+ * there?": a block of an array of structs links thousands, and a pointer
+ * attached again and again (a launch loop over a mapped pointer's
+ * section) is one link, not one per launch.  Open addressing with
+ * tombstones, rebuilt when full of them. */
 struct link_slot {
   const struct cblock *b; /* NULL: empty; LINK_TOMB: removed */
-  uintptr_t to;
+  uintptr_t off;
+  struct cedge *e;
 };
 #define LINK_TOMB ((const struct cblock *)1)
 static struct link_slot *links;
 static size_t links_cap, links_used; /* used: live and tombstones */
 
-static size_t link_hash(const struct cblock *b, uintptr_t to) {
+static size_t link_hash(const struct cblock *b, uintptr_t off) {
   uint64_t h = (uint64_t)(uintptr_t)b * 0x9e3779b97f4a7c15u ^
-               (uint64_t)to * 0xc2b2ae3d27d4eb4fu;
+               (uint64_t)off * 0xc2b2ae3d27d4eb4fu;
   return (size_t)(h ^ h >> 31);
 }
 
-static struct link_slot *link_slot(const struct cblock *b, uintptr_t to,
+static struct link_slot *link_slot(const struct cblock *b, uintptr_t off,
                                    int for_insert) {
   size_t mask = links_cap - 1;
   struct link_slot *tomb = NULL;
-  for (size_t j = link_hash(b, to) & mask;; j = (j + 1) & mask) {
+  for (size_t j = link_hash(b, off) & mask;; j = (j + 1) & mask) {
     struct link_slot *s = &links[j];
     if (!s->b)
       return for_insert ? (tomb ? tomb : s) : NULL;
     if (s->b == LINK_TOMB) {
       if (!tomb)
         tomb = s;
-    } else if (s->b == b && s->to == to) {
+    } else if (s->b == b && s->off == off) {
       return s;
     }
   }
@@ -534,7 +537,7 @@ static int links_room(void) {
   links_used = 0;
   for (size_t j = 0; j < oldcap; j++)
     if (old[j].b && old[j].b != LINK_TOMB) {
-      *link_slot(old[j].b, old[j].to, 1) = old[j];
+      *link_slot(old[j].b, old[j].off, 1) = old[j];
       links_used++;
     }
   free(old);
@@ -544,7 +547,7 @@ static int links_room(void) {
 static void release(struct cblock *b) {
   while (b->edges) {
     struct cedge *n = b->edges->next;
-    struct link_slot *s = links ? link_slot(b, b->edges->to, 0) : NULL;
+    struct link_slot *s = links ? link_slot(b, b->edges->off, 0) : NULL;
     if (s)
       s->b = LINK_TOMB;
     free(b->edges);
@@ -698,20 +701,36 @@ void cb_foreach(int (*fn)(struct cblock *b, void *arg), void *arg) {
       return;
 }
 
-void cb_link(struct cblock *b, uintptr_t to) {
+void cb_link(struct cblock *b, uintptr_t off, uintptr_t to) {
+  if (!to) {
+    struct link_slot *s = b->edges && links ? link_slot(b, off, 0) : NULL;
+    if (!s)
+      return;
+    struct cedge **p = &b->edges;
+    while (*p != s->e)
+      p = &(*p)->next;
+    *p = s->e->next;
+    free(s->e);
+    s->b = LINK_TOMB;
+    return;
+  }
   if (links_room() != 0)
     return;
-  struct link_slot *s = link_slot(b, to, 1);
-  if (s->b == b)
-    return; /* linked already */
+  struct link_slot *s = link_slot(b, off, 1);
+  if (s->b == b) {
+    s->e->to = to; /* the word holds another pointer now */
+    return;
+  }
   struct cedge *e = malloc(sizeof *e);
   if (!e)
     return;
   if (!s->b)
     links_used++;
   s->b = b;
-  s->to = to;
+  s->off = off;
+  s->e = e;
   e->to = to;
+  e->off = off;
   e->next = b->edges;
   b->edges = e;
 }

@@ -390,6 +390,57 @@ static const char *part_words(const char *var, uintptr_t off, char *buf,
   return buf;
 }
 
+/* The alias of host pointer V (a HOST_* KIND) found at offset OFF of
+ * block B, copied there at WHERE (OWN: the copy's name when it is that
+ * one pointer, else ""); 0 when none is given. */
+static uintptr_t alias_in_block(const struct cblock *b, int kind, uintptr_t v,
+                                uintptr_t off, const char *own,
+                                const char *where) {
+  char desc[500], var[80], mt[48], fn[256] = "", part[100];
+  if (kind == HOST_CODE)
+    code_words(v, fn, sizeof fn);
+  check_var_short(b->var, b->hst, b->size, var, sizeof var);
+  if (own[0])
+    snprintf(part, sizeof part, " %s", own);
+  else
+    part_words(b->var, (uintptr_t)off, part, sizeof part);
+  /* A struct's block mapped alloc got this word from a member's entry
+   * (clang 14 to 19 lower `map(to: s) map(tofrom: s.p[0:n])` so): the
+   * block's own map type would mislead. */
+  if (b->kind == CB_MAPPED &&
+      (b->maptype & (OMP_TGT_MAPTYPE_TO | OMP_TGT_MAPTYPE_FROM)))
+    snprintf(desc, sizeof desc, "the pointer%s at offset %lu of %s (map "
+             "%s)%s, copied at %s", part, (unsigned long)off, var,
+             check_maptype_words(b->maptype, 0, mt, sizeof mt), fn, where);
+  else if (b->kind == CB_MAPPED)
+    snprintf(desc, sizeof desc, "the pointer%s at offset %lu of %s%s, "
+             "copied at %s", part, (unsigned long)off, var, fn, where);
+  else
+    snprintf(desc, sizeof desc, "the pointer%s at offset %lu of %s%s%s, "
+             "copied at %s", part, (unsigned long)off,
+             b->kind == CB_PRIVATE ? "the private copy of " : "", var, fn,
+             where);
+  return alias_for(b->dev, v, desc);
+}
+
+/* The aliases given lately, by everything their descriptions are made
+ * of: a launch loop copies the same struct, host pointer and all, again
+ * and again, and the description (names, snprintf) cost more than the
+ * rest of the copy.  The plugin gives the same alias for the same host
+ * pointer and description.  The checker's lock is held. */
+struct given {
+  const char *bvar, *own_var, *where;
+  uintptr_t bhst, bsize, off, v;
+  int64_t maptype;
+  int32_t dev;
+  int kind, bkind;
+};
+#define GIVEN_SLOTS 64
+static struct {
+  struct given key;
+  uintptr_t alias;
+} given[GIVEN_SLOTS];
+
 void hostptr_after_copy_to(struct cblock *b, uintptr_t tgt, uintptr_t hst,
                            uintptr_t size, const char *var, const char *where,
                            uintptr_t clean) {
@@ -416,32 +467,32 @@ void hostptr_after_copy_to(struct cblock *b, uintptr_t tgt, uintptr_t hst,
     if (kind == HOST_NONE)
       continue;
     uintptr_t slot = tgt + (h - hst);
-    char desc[500], var[80], mt[48], fn[256] = "", part[100];
-    if (kind == HOST_CODE)
-      code_words(v, fn, sizeof fn);
-    uintptr_t off = slot - b->tgt;
-    check_var_short(b->var, b->hst, b->size, var, sizeof var);
-    if (own[0])
-      snprintf(part, sizeof part, " %s", own);
-    else
-      part_words(b->var, (uintptr_t)off, part, sizeof part);
-    /* A struct's block mapped alloc got this word from a member's entry
-     * (clang 14 to 19 lower `map(to: s) map(tofrom: s.p[0:n])` so): the
-     * block's own map type would mislead. */
-    if (b->kind == CB_MAPPED &&
-        (b->maptype & (OMP_TGT_MAPTYPE_TO | OMP_TGT_MAPTYPE_FROM)))
-      snprintf(desc, sizeof desc, "the pointer%s at offset %lu of %s (map "
-               "%s)%s, copied at %s", part, (unsigned long)off, var,
-               check_maptype_words(b->maptype, 0, mt, sizeof mt), fn, where);
-    else if (b->kind == CB_MAPPED)
-      snprintf(desc, sizeof desc, "the pointer%s at offset %lu of %s%s, "
-               "copied at %s", part, (unsigned long)off, var, fn, where);
-    else
-      snprintf(desc, sizeof desc, "the pointer%s at offset %lu of %s%s%s, "
-               "copied at %s", part, (unsigned long)off,
-               b->kind == CB_PRIVATE ? "the private copy of " : "", var, fn,
-               where);
-    uintptr_t a = alias_for(b->dev, v, desc);
+    struct given k;
+    memset(&k, 0, sizeof k); /* the padding too: keys are compared whole */
+    k.bvar = b->var;
+    k.own_var = own[0] ? var : NULL;
+    k.where = where;
+    k.bhst = b->hst;
+    k.bsize = b->size;
+    k.off = slot - b->tgt;
+    k.v = v;
+    k.maptype = b->maptype;
+    k.dev = b->dev;
+    k.kind = kind;
+    k.bkind = b->kind;
+    uint64_t gh = (uint64_t)v * 0x9e3779b97f4a7c15u ^
+                  (uint64_t)(k.off + k.bhst) * 0xc2b2ae3d27d4eb4fu;
+    size_t g = (size_t)(gh >> 58) % GIVEN_SLOTS;
+    uintptr_t a;
+    if (given[g].alias && memcmp(&given[g].key, &k, sizeof k) == 0) {
+      a = given[g].alias;
+    } else {
+      a = alias_in_block(b, kind, v, k.off, own, where);
+      if (a) {
+        given[g].key = k;
+        given[g].alias = a;
+      }
+    }
     if (!a || check_dev_write(b->dev, slot, &a, WORD) != 0)
       continue;
     if (b->expect)
@@ -454,13 +505,15 @@ void hostptr_after_copy_from(uintptr_t hst, uintptr_t size) {
   if (!alias_hi || size < WORD)
     return;
   uintptr_t first = (hst + WORD - 1) & ~(uintptr_t)(WORD - 1);
-  for (uintptr_t h = first; h + WORD <= hst + size; h += WORD) {
-    uintptr_t v = *(uintptr_t *)h;
-    if (v < alias_lo || v > alias_hi)
-      continue;
-    uintptr_t host = hostptr_host_of(v);
+  size_t words = first + WORD <= hst + size ? (hst + size - first) / WORD : 0;
+  for (size_t i = 0;
+       (i += ompemu_first_word_in((const void *)(first + i * WORD), words - i,
+                                  alias_lo, alias_hi - alias_lo + 1)) < words;
+       i++) {
+    uintptr_t *h = (uintptr_t *)(first + i * WORD);
+    uintptr_t host = hostptr_host_of(*h);
     if (host)
-      *(uintptr_t *)h = host;
+      *h = host;
   }
 }
 

@@ -164,9 +164,34 @@ static char *dup_string(const void *key) { return strdup(key); }
 
 const char *check_intern(const char *s) { return intern_by(s, dup_string); }
 
+/* check_named's last answers, by the name's address and checked against
+ * a copy of it (another name at a reused address is looked at again): a
+ * launch loop asks about the same few names several times a launch, and
+ * parsing one costs some 400 instructions. */
+#define NAMED_SLOTS 8
+#define NAMED_LEN 160
+static __thread struct {
+  const char *p;
+  int named;
+  char s[NAMED_LEN];
+} named_seen[NAMED_SLOTS];
+
 int check_named(const char *var) {
+  if (!var || var[0] != ';')
+    return 0;
+  size_t n = strnlen(var, NAMED_LEN);
+  size_t k = ((uintptr_t)var >> 3) % NAMED_SLOTS;
+  if (n < NAMED_LEN && named_seen[k].p == var &&
+      memcmp(named_seen[k].s, var, n + 1) == 0)
+    return named_seen[k].named;
   char expr[8];
-  return var && var[0] == ';' && map_name_expr(var, expr, sizeof expr);
+  int r = map_name_expr(var, expr, sizeof expr) != NULL;
+  if (n < NAMED_LEN) {
+    named_seen[k].p = var;
+    named_seen[k].named = r;
+    memcpy(named_seen[k].s, var, n + 1);
+  }
+  return r;
 }
 
 /* The map name of the variable of which map name VAR names a member,
@@ -639,7 +664,7 @@ int check_dev_write(int32_t dev, uintptr_t tgt, const void *src, size_t n) {
   if (d->plugin->data_submit(d->local_id, (void *)tgt, (void *)src,
                              (int64_t)n) != OFFLOAD_SUCCESS)
     return -1;
-  check_dev_note(dev, src, n, 0);
+  check_dev_note(dev, tgt, src, n, 0);
   return 0;
 }
 
@@ -666,12 +691,13 @@ int check_dev_notes(int32_t dev) {
   return s > 0;
 }
 
-void check_dev_note(int32_t dev, const void *src, size_t n, size_t clean) {
+void check_dev_note(int32_t dev, uintptr_t tgt, const void *src, size_t n,
+                    size_t clean) {
   if (!check_dev_notes(dev) || n <= clean || n - clean < sizeof(uint64_t))
     return;
   struct rt_device *d = device(dev);
   d->plugin->ompemu_note_pointers(d->local_id, (const char *)src + clean,
-                                  (int64_t)(n - clean), 0, 0);
+                                  (int64_t)(n - clean), tgt + clean, 0);
 }
 
 int64_t check_dev_poisoned(int32_t dev, uintptr_t tgt, size_t n) {

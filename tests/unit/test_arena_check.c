@@ -143,7 +143,7 @@ static void test_check_protect_runs(void **state) {
   /* B[2]'s address goes to the device: once freed, it is protected before
    * the next kernel. */
   uint64_t words[2] = {42, (uint64_t)(uintptr_t)(b[2] + 8)};
-  arena_note_pointers(a, words, sizeof words);
+  arena_note_pointers(a, words, sizeof words, 0);
   assert_int_equal(arena_free(a, b[2]), 0);
   assert_false(faults(b[2]));
   arena_settle(a);
@@ -155,6 +155,95 @@ static void test_check_protect_runs(void **state) {
   assert_false(faults(b[4]));
   arena_note_kernel(a, b[4] + 16, (void *)0x1234);
   assert_true(faults(b[4]));
+  arena_destroy(a);
+}
+
+/* Check mode: a freed block whose address was copied into a live block
+ * is protected before the next kernel only if that block still holds the
+ * address then: not once the pointer was detached (overwritten) or its
+ * block freed too; then after EMU_CHECK_PROTECT_EVERY kernels. */
+static void test_check_exposed_holder(void **state) {
+  (void)state;
+  for (int how = 0; how < 4; how++) {
+    struct emu_arena *a = arena_create_ex("data", 0, TB(25), 4 * MB, 256,
+                                          ARENA_CHECK, 64 * MB);
+    char *h = arena_alloc(a, 64), *p = arena_alloc(a, 64);
+    /* The copy of a struct {long n; double *p;} attached to P. */
+    uint64_t words[2] = {1, (uint64_t)(uintptr_t)p};
+    assert_int_equal(arena_write_begin(a, h, sizeof words), 0);
+    memcpy(h, words, sizeof words);
+    arena_note_pointers(a, words, sizeof words, (uintptr_t)h);
+    if (how == 1) { /* detached: a null pointer copied over it */
+      uint64_t null = 0;
+      memcpy(h + 8, &null, sizeof null);
+      arena_note_pointers(a, &null, sizeof null, (uintptr_t)h + 8);
+    }
+    if (how == 3) /* copied again, to a place not known */
+      arena_note_pointers(a, words, sizeof words, 0);
+    assert_int_equal(arena_free(a, p), 0);
+    if (how == 2) /* the struct unmapped after its member's pointee */
+      assert_int_equal(arena_free(a, h), 0);
+    if (how == 3) {
+      arena_settle(a);
+      assert_true(faults(p));
+      arena_destroy(a);
+      continue;
+    }
+    arena_settle(a);
+    if (how == 0) {
+      assert_true(faults(p)); /* H still points to it */
+      arena_destroy(a);
+      continue;
+    }
+    assert_false(faults(p));
+    for (int i = 1; i < EMU_CHECK_PROTECT_EVERY; i++)
+      arena_settle(a);
+    assert_true(faults(p));
+    arena_destroy(a);
+  }
+}
+
+/* 1 if every page of [P, P+LEN) is in memory. */
+static int resident(const void *p, size_t len) {
+  unsigned char v[64];
+  size_t pages = len / 4096;
+  assert_true(pages <= sizeof v);
+  assert_int_equal(mincore((void *)p, len, v), 0);
+  for (size_t i = 0; i < pages; i++)
+    if (!(v[i] & 1))
+      return 0;
+  return 1;
+}
+
+/* Check mode: a freed large block is inaccessible at once; the next block
+ * of its length gets another address but the freed block's pages, moved
+ * (arena_donor.c): in memory already, reading as the poison, never as
+ * the freed block's bytes.  The freed range still faults. */
+static void test_check_large_pages_moved(void **state) {
+  (void)state;
+  enum { LEN = 64 << 10 };
+  struct emu_arena *a = arena_create_ex("data", 0, TB(26), 4 * MB, 256,
+                                        ARENA_CHECK, 64 * MB);
+  assert_non_null(a);
+  char *x = arena_alloc(a, LEN);
+  assert_int_equal(arena_write_begin(a, x, LEN), 0);
+  memset(x, 0x11, LEN);
+  assert_int_equal(arena_free(a, x), 0);
+  assert_true(faults(x));
+  char *y = arena_alloc(a, LEN);
+  assert_ptr_not_equal(y, x);
+  assert_true(faults(x));
+  assert_true(faults(x + LEN - 1));
+  if (!a->donors_off) /* mremap moved them (not under valgrind) */
+    assert_true(resident(y, LEN));
+  assert_int_equal(arena_read_begin(a, y, LEN), 0);
+  for (size_t i = 0; i < LEN; i += 4096)
+    assert_int_equal(((uint32_t *)(void *)y)[i / 4], EMU_CHECK_POISON_WORD);
+  /* A block of another length gets fresh pages. */
+  assert_int_equal(arena_free(a, y), 0);
+  char *z = arena_alloc(a, 2 * LEN);
+  assert_false(resident(z, 2 * LEN));
+  assert_true(faults(y));
   arena_destroy(a);
 }
 
@@ -509,6 +598,8 @@ int main(void) {
       cmocka_unit_test(test_check_lazy_protect),
       cmocka_unit_test(test_check_reuse_poisoned),
       cmocka_unit_test(test_check_protect_runs),
+      cmocka_unit_test(test_check_exposed_holder),
+      cmocka_unit_test(test_check_large_pages_moved),
       cmocka_unit_test(test_check_many),
       cmocka_unit_test(test_check_shuffled_frees),
       cmocka_unit_test(test_check_waiting_flush),

@@ -100,6 +100,30 @@ static void test_blocks(void **state) {
   cb_free(d, "t.c:11");
 }
 
+/* A pointer attached again and again at one place of a block (a launch
+ * loop over a mapped pointer's section) is one link, to what it holds
+ * now; detached, none. */
+static void test_block_links(void **state) {
+  (void)state;
+  const int32_t dev = 7;
+  struct cblock *h = cb_add(dev, 0x50000, 0x10, CB_RAW);
+  assert_non_null(h);
+  for (uintptr_t i = 0; i < 1000; i++)
+    cb_link(h, 8, 0x60000 + i * 0x1000);
+  assert_non_null(h->edges);
+  assert_null(h->edges->next);
+  assert_int_equal(h->edges->to, 0x60000 + 999 * 0x1000);
+  cb_link(h, 0, 0x70000);
+  assert_non_null(h->edges->next);
+  cb_link(h, 8, 0); /* detached */
+  assert_int_equal(h->edges->to, 0x70000);
+  assert_null(h->edges->next);
+  cb_link(h, 0, 0);
+  assert_null(h->edges);
+  cb_link(h, 8, 0x80000);
+  cb_free(h, "t.c:12");
+}
+
 static int collect(struct cblock *b, void *arg) {
   uintptr_t *v = arg;
   if (b->dev == 8 && v[0] < 63)
@@ -497,6 +521,7 @@ int main(void) {
   check_cfg.check = 1;
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_blocks),
+      cmocka_unit_test(test_block_links),
       cmocka_unit_test(test_block_buckets),
       cmocka_unit_test(test_words_and_hash),
       cmocka_unit_test(test_pass),

@@ -409,6 +409,7 @@ void arena_destroy(struct emu_arena *a) {
   apool_release(&a->pool);
   free(a->marks);
   arena_unprot_release(a);
+  arena_donors_release(a);
   free(a->side);
   free(a);
 }
@@ -598,6 +599,10 @@ void *arena_alloc(struct emu_arena *a, size_t size) {
     apool_put(&a->pool, n);
     goto full;
   }
+  /* Pages moved in hold a freed block's bytes: the poison is owed. */
+  if (a->spare && l.body > EMU_CHECK_KEEP_MAX &&
+      arena_donor_take(a, p, l.body))
+    clean = 0;
   n->key = p;
   n->len = l.len;
   n->off = (uint32_t)l.offset;
@@ -690,6 +695,8 @@ int arena_free(struct emu_arena *a, void *ptr) {
     /* Quarantined: PROT_NONE from the next kernel on (small blocks keep
      * their pages for reuse) or at once (large ones give them back). */
     a->guarded -= (n->flags & ANODE_GUARDED) != 0;
+    unsigned held = arena_held_free(a, n, body,
+                                    body <= EMU_CHECK_KEEP_MAX && !a->no_maps);
     if (body <= EMU_CHECK_KEEP_MAX) {
       /* With its slack intact, poisoning the block leaves pages that hold
        * only the poison: a block allocated on them owes none. */
@@ -698,12 +705,12 @@ int arena_free(struct emu_arena *a, void *ptr) {
       else if (slack_ok)
         arena_fill(a, anode_start(n), n->size, 1);
       arena_unprot_add(a, n->key, body,
-                       (slack_ok || owed ? UNPROT_CLEAN : 0) |
-                           (n->flags & ANODE_EXPOSED ? UNPROT_URGENT : 0));
+                       (slack_ok || owed ? UNPROT_CLEAN : 0) | held);
     }
     else if (a->no_maps)
       arena_fill(a, n->key, body, 1);
-    else if (mmap((void *)n->key, body, PROT_NONE,
+    else if (arena_donor_add(a, n->key, body) != 0 &&
+             mmap((void *)n->key, body, PROT_NONE,
                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED,
                   -1, 0) == MAP_FAILED)
       arena_fill(a, n->key, body, 1); /* at least poisoned */

@@ -152,8 +152,10 @@ int arena_poisoned_bytes(struct emu_arena *a, const void *p, size_t size,
 /* Check mode: H2D copy of N bytes from SRC: the blocks whose addresses it
  * carries (aligned 8-byte words) may be reached by device code through
  * device memory, so once freed they are protected before the next kernel
- * (arena_protect.c); a freed one is protected at once. */
-void arena_note_pointers(struct emu_arena *a, const void *src, size_t n);
+ * if the device memory they were copied to (TGT; 0: not known) still
+ * holds them then (arena_holders.c); a freed one is protected at once. */
+void arena_note_pointers(struct emu_arena *a, const void *src, size_t n,
+                         uintptr_t tgt);
 /* 1 if every address of A lies in [LO, LO+SPAN). */
 int arena_within(const struct emu_arena *a, uint64_t lo, uint64_t span);
 /* Check mode: remember that kernel ENTRY was given a pointer to P, to name
@@ -163,6 +165,9 @@ void arena_note_kernel(struct emu_arena *a, const void *p, const void *entry);
 /* Name of a kernel entry for messages (set by the plugin; NULL: none);
  * also looks up the runtime's ompemu_describe_kernel (its place). */
 void arena_set_kernel_namer(const char *(*fn)(const void *entry));
+/* Check mode: FN(X) is 1 when X lies on a watched page (watch.c), which
+ * the arena does not read (set by the plugin; NULL: none are). */
+void arena_set_watched(int (*fn)(uintptr_t x));
 /* A kernel in messages: "kernel NAME at FILE:LINE" (the place when the
  * runtime knows the construct: check mode), "kernel NAME", "kernel at
  * 0x...", or "device code" for a NULL ENTRY.  Safe in a signal handler. */

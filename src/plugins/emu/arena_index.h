@@ -32,8 +32,10 @@ struct anode {
     };
   };
   const void *last_kernel;   /* check mode: last kernel given the block */
-  unsigned long born;        /* live: arena_settle calls before its alloc;
-                              * cooling: its tag in FREE (FREE_DIRTY...) */
+  unsigned long born;        /* live: arena_settle calls before its alloc
+                              * (check mode: or when its slack was last
+                              * found intact); cooling: its tag in FREE
+                              * (FREE_DIRTY...) */
 };
 
 /* The address of live block N. */
@@ -44,6 +46,7 @@ static inline uintptr_t anode_start(const struct anode *n) {
 #define ANODE_PENDING 0x1 /* live: not yet poisoned, content stale */
 #define ANODE_GUARDED 0x2 /* check mode: a guard page follows the block */
 #define ANODE_EXPOSED 0x8 /* live: its address was copied to the device */
+#define ANODE_HELD 0x10 /* live, exposed: where to is known (arena_holders.c) */
 
 /* Treap operations; ROOT is updated in place.  A node's priority is a
  * hash of its key. */

@@ -32,6 +32,22 @@ struct fifo {
 
 struct unwait; /* arena_protect.c */
 
+/* arena_holders.c: a live block (its extent's KEY) and the device
+ * addresses of the words its address was copied to (0: none more). */
+#define HELD_AT 2
+#define HELD_MAX 32
+struct aheld {
+  uintptr_t key;
+  uintptr_t at[HELD_AT];
+};
+#define DONOR_SLOTS 4 /* arena_donor.c */
+/* A freed block [LO, HI) and where its address was. */
+#define SUSPECTS_MAX 16
+struct asuspect {
+  uintptr_t lo, hi;
+  uintptr_t at[HELD_AT];
+};
+
 /* What arena_settle owes (emu_arena.owed). */
 #define OWED_NOW 1
 #define OWED_UNPROT 2
@@ -102,6 +118,19 @@ struct emu_arena {
    * or SIZE_MAX.  NULL outside check mode (HOLE instead). */
   struct xt_ext *side;
   size_t nside, side_hit;
+  /* Check mode: where live blocks' addresses were copied to, and the
+   * freed blocks to look at before the next kernel (arena_holders.c). */
+  struct aheld held[HELD_MAX];
+  size_t nheld;
+  struct asuspect suspects[SUSPECTS_MAX];
+  size_t nsuspects;
+  /* Check mode: the pages of freed large blocks waiting for the next
+   * block of their length, in slots of SPARE (arena_donor.c): their
+   * lengths (0: empty), the slot to fill next; DONORS_OFF: mremap cannot
+   * move them. */
+  uintptr_t spare;
+  size_t donor_len[DONOR_SLOTS], donor_next;
+  int donors_off;
 };
 
 extern const char *(*arena_kernel_namer)(const void *entry);
@@ -112,7 +141,9 @@ static inline int arena_is_check(const struct emu_arena *a) {
 
 /* What UNPROT alone owes (emu_arena.owed).  Caller holds the lock. */
 static inline int arena_unprot_owed(const struct emu_arena *a) {
-  return !a->nunprot ? 0 : a->unprot_urgent ? OWED_NOW : OWED_UNPROT;
+  return !a->nunprot ? 0
+         : a->unprot_urgent || a->nsuspects ? OWED_NOW
+                                            : OWED_UNPROT;
 }
 
 /* Pages of a live or freed block's extent that are not its guard. */
@@ -139,6 +170,7 @@ void arena_settle_locked(struct emu_arena *a);
 #define UNPROT_CLEAN 0x1 /* the range holds only the poison */
 #define UNPROT_FRESH 0x2 /* never-allocated pages opened ahead */
 #define UNPROT_URGENT 0x4 /* protect before the next kernel */
+#define UNPROT_SUSPECT 0x8 /* that kernel looks whether it must */
 void arena_unprot_add(struct emu_arena *a, uintptr_t p, size_t len,
                       unsigned how);
 size_t arena_unprot_cut(struct emu_arena *a, uintptr_t p, size_t len,
@@ -173,12 +205,29 @@ void arena_free_insert(struct emu_arena *a, uintptr_t key, size_t len,
 int arena_free_first_fit(struct emu_arena *a, size_t len, struct xt_ext *f);
 void arena_free_take(struct emu_arena *a, const struct xt_ext *f, size_t len);
 void arena_side_init(struct emu_arena *a);
+/* arena_holders.c (check mode): _note: live block B's address was
+ * copied to the device word at AT (0: not known where); _free: block N
+ * (BODY bytes of pages) is being freed, KEPT if its pages wait in UNPROT:
+ * the UNPROT_* urgency it needs; _check: 1 if a block freed since the
+ * last kernel may still be reached through device memory. */
+void arena_held_note(struct emu_arena *a, struct anode *b, uintptr_t at);
+unsigned arena_held_free(struct emu_arena *a, struct anode *n, size_t body,
+                         int kept);
+int arena_held_check(struct emu_arena *a);
+/* arena_donor.c (check mode): _add keeps the pages of the freed large
+ * block [P, P+LEN) and makes the range inaccessible (-1: not kept, the
+ * caller gives them back); _take moves kept pages under the new block's
+ * body [P, P+BODY), read-write, if some were of that length (1 if it
+ * did); _release gives everything back. */
+int arena_donor_add(struct emu_arena *a, uintptr_t p, size_t len);
+int arena_donor_take(struct emu_arena *a, uintptr_t p, size_t body);
+void arena_donors_release(struct emu_arena *a);
 /* The live block whose extent holds P, or NULL. */
 struct anode *arena_extent_of(const struct emu_arena *a, uintptr_t p);
 int arena_settled_unlocked(struct emu_arena *a, uintptr_t p, size_t size);
 /* Check mode: report overwritten slack around live block N; 1 if all of
  * it was found to hold the poison. */
-int arena_check_slack(struct emu_arena *a, const struct anode *n,
+int arena_check_slack(struct emu_arena *a, struct anode *n,
                       const char *when);
 
 #endif

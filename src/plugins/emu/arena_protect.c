@@ -7,9 +7,10 @@
  * needs none either.  They are made
  * PROT_NONE together (arena_unprot_flush, adjacent ranges in one call)
  * before a kernel that is given a pointer into them (arena_note_kernel),
- * before the next kernel when the freed block's address was ever copied
+ * before the next kernel when the freed block's address was copied
  * to the device (arena_note_pointers: an attached pointer, a struct
- * member, a device pointer the program stored), before the kernel
+ * member, a device pointer the program stored) and is still held there
+ * (arena_holders.c), before the kernel
  * EMU_CHECK_PROTECT_EVERY launches after the oldest of them was freed,
  * and before any kernel while pages never allocated were opened ahead
  * (arena.c).  What is left to the delay: a block only its kernels'
@@ -213,22 +214,27 @@ static void *scratch(struct emu_arena *a, size_t n) {
   return a->unscratch;
 }
 
-/* Sort V (N entries) by key, TMP as large, 11 bits at a time from the
- * lowest bit that any key has set; the sorted copy is returned. */
+/* Sort V (N entries) by key, TMP as large, 11 bits at a time of the keys'
+ * distance from the lowest, from the lowest bit that any has set (keys a
+ * few MiB apart: one or two passes, not four); the sorted copy is
+ * returned. */
 static struct unwait *radix_sort(struct unwait *v, struct unwait *tmp,
                                  size_t n) {
-  uintptr_t any = 0;
+  uintptr_t any = 0, min = UINTPTR_MAX;
   for (size_t i = 0; i < n; i++)
-    any |= v[i].key;
+    if (v[i].key < min)
+      min = v[i].key;
+  for (size_t i = 0; i < n; i++)
+    any |= v[i].key - min;
   unsigned shift = any ? (unsigned)__builtin_ctzll(any) : 64;
   for (; shift < 64 && any >> shift; shift += 11) {
     size_t count[2049] = {0};
     for (size_t i = 0; i < n; i++)
-      count[(v[i].key >> shift & 2047) + 1]++;
+      count[((v[i].key - min) >> shift & 2047) + 1]++;
     for (size_t d = 1; d <= 2048; d++)
       count[d] += count[d - 1];
     for (size_t i = 0; i < n; i++)
-      tmp[count[v[i].key >> shift & 2047]++] = v[i];
+      tmp[count[(v[i].key - min) >> shift & 2047]++] = v[i];
     struct unwait *t = v;
     v = tmp;
     tmp = t;
@@ -336,6 +342,7 @@ static void unprot_clear(struct emu_arena *a) {
   a->nunprot = 0;
   a->unlen_max = 0;
   a->unprot_urgent = 0;
+  a->nsuspects = 0; /* protected: nothing to look at */
   atomic_store_explicit(&a->unprot_due, 0, memory_order_relaxed);
 }
 
@@ -366,7 +373,8 @@ void arena_unprot_add(struct emu_arena *a, uintptr_t p, size_t len,
   }
   if (how & (UNPROT_FRESH | UNPROT_URGENT))
     a->unprot_urgent = 1;
-  if (a->unprot_urgent) /* the next kernel protects them */
+  /* The next kernel protects them, or looks whether it must. */
+  if (a->unprot_urgent || a->nsuspects)
     atomic_store_explicit(&a->owed, OWED_NOW, memory_order_relaxed);
   else if (!atomic_load_explicit(&a->owed, memory_order_relaxed))
     atomic_store_explicit(&a->owed, OWED_UNPROT, memory_order_relaxed);
@@ -486,6 +494,8 @@ void arena_unprot_flush(struct emu_arena *a) {
 }
 
 void arena_unprot_before_kernel(struct emu_arena *a) {
+  if (a->nsuspects && arena_held_check(a))
+    a->unprot_urgent = 1;
   if (a->nunprot &&
       (a->unprot_urgent ||
        settles_now(a) - a->unprot_since >= EMU_CHECK_PROTECT_EVERY))

@@ -58,15 +58,19 @@ static int is_poison(const struct emu_arena *a, uintptr_t x) {
 /* Check mode: report if the slack before or after live block N was
  * overwritten, and poison it again.  Caller holds the lock; N's poison is
  * not owed.  Returns 1 if it was intact. */
-int arena_check_slack(struct emu_arena *a, const struct anode *n,
+int arena_check_slack(struct emu_arena *a, struct anode *n,
                       const char *when) {
   if (!arena_is_check(a) || (n->flags & ANODE_PENDING))
     return 0;
   /* Only device code can write outside a block (copies are checked): with
-   * no kernel launched since the block was allocated, its slack holds
-   * what the arena wrote.  This spares reading a cold page per block. */
-  if (n->born == atomic_load_explicit(&a->settles, memory_order_relaxed))
+   * no kernel launched since the block was allocated, or since its slack
+   * was last found intact (BORN is set then: the copy back and the free
+   * at a construct's end look once), its slack holds the poison.  This
+   * spares reading a cold page per block. */
+  unsigned long now = atomic_load_explicit(&a->settles, memory_order_relaxed);
+  if (n->born == now)
     return 1;
+  n->born = now;
   uintptr_t s = anode_start(n), e = s + n->size;
   uintptr_t hi = n->key + arena_body_len(n);
   size_t after = hi - e; /* farthest overwritten byte after the end */
@@ -193,7 +197,8 @@ int arena_poisoned_bytes(struct emu_arena *a, const void *ptr, size_t size,
   return 0;
 }
 
-void arena_note_pointers(struct emu_arena *a, const void *src, size_t n) {
+void arena_note_pointers(struct emu_arena *a, const void *src, size_t n,
+                         uintptr_t tgt) {
   if (!arena_is_check(a) || n < sizeof(uint64_t))
     return;
   const unsigned char *c = src;
@@ -210,7 +215,7 @@ void arena_note_pointers(struct emu_arena *a, const void *src, size_t n) {
     memcpy(&w, c + i * sizeof w, sizeof w);
     struct anode *b = arena_extent_of(a, (uintptr_t)w);
     if (b)
-      b->flags |= ANODE_EXPOSED;
+      arena_held_note(a, b, tgt ? tgt + i * sizeof w : 0);
     else if (a->nunprot)
       arena_unprot_arg(a, (uintptr_t)w);
   }

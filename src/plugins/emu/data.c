@@ -300,7 +300,7 @@ EMU_EXPORT int32_t __tgt_rtl_ompemu_note_pointers(int32_t id, const void *src,
   if (!d || !d->data || size < 0 || !emu_plugin()->check)
     return OFFLOAD_FAIL;
   if (src) {
-    arena_note_pointers(d->data, src, (size_t)size);
+    arena_note_pointers(d->data, src, (size_t)size, (uintptr_t)lo);
     return OFFLOAD_SUCCESS;
   }
   if (!arena_within(d->data, lo, span))

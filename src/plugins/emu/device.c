@@ -31,6 +31,7 @@ static void plugin_init(void) {
   plugin.check_exit = (int)status;
   fault_set_check(plugin.check, plugin.check_exit);
   arena_set_kernel_namer(emu_kernel_name);
+  arena_set_watched(watch_active);
   const char *f = getenv("OMPEMU_FPTR_SET");
   if (f && *f && strcmp(f, "copy") != 0) {
     if (strcmp(f, "kernel") == 0)
@@ -216,7 +217,7 @@ int emu_check_copy(struct emu_device *d, const char *op, const void *tgt,
   uintptr_t t = (uintptr_t)tgt;
   if (to_device > 0 && hst && emu_plugin()->check &&
       !__atomic_load_n(&d->runtime_notes, __ATOMIC_RELAXED))
-    arena_note_pointers(d->data, hst, n);
+    arena_note_pointers(d->data, hst, n, t);
   /* A block watched for reads (watch.c) is settled, and its slack is
    * not read now: that would count as a read (checked when it is freed). */
   if (to_device == 0 && watch_active(t))

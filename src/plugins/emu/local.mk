@@ -7,6 +7,7 @@ emu_loader_sources =
 emu_arena_sources = src/plugins/emu/arena.c src/plugins/emu/arena.h \
 	src/plugins/emu/arena_internal.h src/plugins/emu/arena_fill.c \
 	src/plugins/emu/arena_query.c src/plugins/emu/arena_protect.c \
+	src/plugins/emu/arena_holders.c src/plugins/emu/arena_donor.c \
 	src/plugins/emu/arena_freeset.c \
 	src/plugins/emu/arena_index.c src/plugins/emu/arena_extents.c \
 	src/plugins/emu/arena_extents.h \
