@@ -31,22 +31,39 @@ static inline const char *loc_field(const char *s, int fieldno, char *buf,
 }
 
 /* Whether field F of S names a source file: a path, or a name with a
- * C, C++, Fortran or CUDA source suffix. */
+ * C, C++, Fortran or CUDA source suffix.  Looked at in place (the first
+ * 511 bytes, as loc_field would copy): every copy's name asks this. */
 static inline int loc_field_is_file(const char *s, int f) {
   static const char *const sfx[] = {".c",   ".cc",  ".cpp", ".cxx", ".C",
                                     ".h",   ".hpp", ".f",   ".F",   ".f90",
                                     ".F90", ".f95", ".F95", ".f03", ".F03",
                                     ".f08", ".F08", ".for", ".ftn", ".cu"};
-  char b[512];
-  if (!loc_field(s, f, b, sizeof b) || !b[0])
+  if (!s || s[0] != ';')
     return 0;
-  if (strchr(b, '/'))
+  const char *p = s + 1;
+  for (int i = 0; i < f; i++) {
+    p = strchr(p, ';');
+    if (!p)
+      return 0;
+    p++;
+  }
+  size_t n = strcspn(p, ";");
+  if (n > 511)
+    n = 511;
+  if (!n)
+    return 0;
+  if (memchr(p, '/', n))
     return 1;
-  const char *dot = strrchr(b, '.');
-  if (!dot)
+  const char *dot = p + n;
+  while (dot > p && dot[-1] != '.')
+    dot--;
+  if (dot == p)
+    return 0;
+  size_t k = (size_t)(p + n - --dot);
+  if (k > 4)
     return 0;
   for (size_t i = 0; i < sizeof sfx / sizeof *sfx; i++)
-    if (!strcmp(dot, sfx[i]))
+    if (!strncmp(dot, sfx[i], k) && sfx[i][k] == '\0')
       return 1;
   return 0;
 }
