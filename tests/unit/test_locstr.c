@@ -24,6 +24,13 @@ static void test_clang_and_flang_order(void **state) {
   assert_null(map_name_expr(";;prog.c;3;9;;", b, sizeof b));
   assert_null(map_name_expr("holder", b, sizeof b));
   assert_null(map_name_expr(NULL, b, sizeof b));
+  /* Only the whole field "unknown" means none, whatever the buffer. */
+  char small[8];
+  assert_true(map_name_has_expr(";unknown_x;p.c;1;1;;"));
+  assert_non_null(map_name_expr(";unknown_x;p.c;1;1;;", small, sizeof small));
+  assert_false(map_name_has_expr(";p.f90;unknown;1;1;;"));
+  assert_true(map_name_has_expr(";s.c;prog.c;7;1;;"));
+  assert_false(map_name_has_expr(NULL));
 }
 
 static void test_file_fields(void **state) {
