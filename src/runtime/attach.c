@@ -96,7 +96,7 @@ int rt_attach(struct rt_op *op, struct map_entry *e, uintptr_t hst_addr,
     if (old)
       map_backref_drop(old, e, hst_addr);
   } else {
-    s = map_shadow_add(e, hst_addr);
+    s = map_shadow_add(t, e, hst_addr);
     if (!s) {
       rt_err("Cannot record attached pointer at host " OMPEMU_PTR
              ": out of memory", OMPEMU_P(hst_addr));
@@ -120,7 +120,7 @@ int rt_attach(struct rt_op *op, struct map_entry *e, uintptr_t hst_addr,
   s->hst_obj = hst_obj;
   s->tgt_obj = tgt_obj;
   struct map_entry *pe = map_find(t, hst_obj);
-  if (pe && map_backref_add(pe, e, hst_addr)) {
+  if (pe && map_backref_add(t, pe, e, hst_addr)) {
     rt_err("Cannot record attached pointer at host " OMPEMU_PTR
            ": out of memory", OMPEMU_P(hst_addr));
     return -1;

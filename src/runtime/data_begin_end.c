@@ -46,8 +46,12 @@ struct tpr {
 /* The name a copy of entry I's bytes goes by: I's own when it has an
  * expression (a member's `this->d`, `s%acc`), else its mapping's. */
 static const char *copy_name(const char *name, const struct map_entry *e) {
-  char nm[8];
-  return map_name_expr(name, nm, sizeof nm) || !e->name ? name : e->name;
+  /* Nobody looks at it (rt_copy_to and rt_copy_from name a copy only in
+   * these three places): not worth parsing on every launch. */
+  if (!rt_info(RT_INFO_DATA_TRANSFER) && !OMPEMU_TRACE_ON(1) &&
+      !OBS_WANTS_VAR())
+    return name;
+  return map_name_has_expr(name) || !e->name ? name : e->name;
 }
 
 static int copy_to_unlocked(struct rt_op *op, struct map_entry *e,
@@ -174,7 +178,7 @@ static int get_target_pointer(struct rt_op *op, struct map_table *t,
      * descriptor "unknown" where it creates it, `s%acc` in the member's
      * entry), else the mapping's. */
     OBS_MAP(op->d, OBS_MAP_EXISTS, begin, r->tgt, size,
-            map_name_expr(name, nm, sizeof nm) ? name : e->name, e->dyn_ref,
+            map_name_has_expr(name) ? name : e->name, e->dyn_ref,
             e->hold_ref, type);
     if (to && (r->is_new || always)) {
       e->busy = 1;

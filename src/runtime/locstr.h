@@ -8,21 +8,35 @@
 #include <stddef.h>
 #include <string.h>
 
-/* Field FIELDNO (0-based, after the leading ';') of S into BUF, cut to
- * LEN - 1 bytes; NULL when S is not such a string or lacks that field. */
-static inline const char *loc_field(const char *s, int fieldno, char *buf,
-                                    size_t len) {
+/* Field FIELDNO (0-based, after the leading ';') of S in place: its first
+ * byte, and its length in *N; NULL when S is not such a string or lacks
+ * that field. */
+static inline const char *loc_field_at(const char *s, int fieldno, size_t *n) {
   if (!s || s[0] != ';')
     return NULL;
   const char *p = s + 1;
   for (int i = 0; i < fieldno; i++) {
-    p = strchr(p, ';');
-    if (!p)
+    while (*p && *p != ';')
+      p++;
+    if (!*p)
       return NULL;
     p++;
   }
-  const char *e = strchr(p, ';');
-  size_t n = e ? (size_t)(e - p) : strlen(p);
+  size_t k = 0;
+  while (p[k] && p[k] != ';')
+    k++;
+  *n = k;
+  return p;
+}
+
+/* Field FIELDNO of S into BUF, cut to LEN - 1 bytes; NULL when S is not
+ * such a string or lacks that field. */
+static inline const char *loc_field(const char *s, int fieldno, char *buf,
+                                    size_t len) {
+  size_t n;
+  const char *p = loc_field_at(s, fieldno, &n);
+  if (!p)
+    return NULL;
   if (n >= len)
     n = len - 1;
   memcpy(buf, p, n);
@@ -31,22 +45,29 @@ static inline const char *loc_field(const char *s, int fieldno, char *buf,
 }
 
 /* Whether field F of S names a source file: a path, or a name with a
- * C, C++, Fortran or CUDA source suffix. */
+ * C, C++, Fortran or CUDA source suffix, in its first 511 bytes.  Looked
+ * at in place: the name of every copy asks this. */
 static inline int loc_field_is_file(const char *s, int f) {
   static const char *const sfx[] = {".c",   ".cc",  ".cpp", ".cxx", ".C",
                                     ".h",   ".hpp", ".f",   ".F",   ".f90",
                                     ".F90", ".f95", ".F95", ".f03", ".F03",
                                     ".f08", ".F08", ".for", ".ftn", ".cu"};
-  char b[512];
-  if (!loc_field(s, f, b, sizeof b) || !b[0])
+  size_t n;
+  const char *p = loc_field_at(s, f, &n);
+  if (!p || !n)
     return 0;
-  if (strchr(b, '/'))
+  if (n > 511)
+    n = 511;
+  if (memchr(p, '/', n))
     return 1;
-  const char *dot = strrchr(b, '.');
-  if (!dot)
+  const char *dot = p + n;
+  while (dot > p && dot[-1] != '.')
+    dot--;
+  if (dot-- == p)
     return 0;
-  for (size_t i = 0; i < sizeof sfx / sizeof *sfx; i++)
-    if (!strcmp(dot, sfx[i]))
+  size_t k = (size_t)(p + n - dot);
+  for (size_t i = 0; k <= 4 && i < sizeof sfx / sizeof *sfx; i++)
+    if (!strncmp(dot, sfx[i], k) && sfx[i][k] == '\0')
       return 1;
   return 0;
 }
@@ -59,13 +80,24 @@ static inline int map_name_file_field(const char *s) {
   return loc_field_is_file(s, 0) && !loc_field_is_file(s, 1) ? 0 : 1;
 }
 
-/* The expression of map name S into BUF; NULL when S has none (flang
- * writes "unknown" where it has no name). */
+/* Whether map name S has an expression (flang writes "unknown" where it
+ * has none); *F: its field. */
+static inline int map_name_has_expr_at(const char *s, int *f) {
+  size_t n;
+  *f = 1 - map_name_file_field(s);
+  const char *p = loc_field_at(s, *f, &n);
+  return p && n && !(n == 7 && !memcmp(p, "unknown", 7));
+}
+
+static inline int map_name_has_expr(const char *s) {
+  int f;
+  return map_name_has_expr_at(s, &f);
+}
+
+/* The expression of map name S into BUF; NULL when S has none. */
 static inline const char *map_name_expr(const char *s, char *buf, size_t len) {
-  if (!loc_field(s, 1 - map_name_file_field(s), buf, len) || !buf[0] ||
-      !strcmp(buf, "unknown"))
-    return NULL;
-  return buf;
+  int f;
+  return map_name_has_expr_at(s, &f) ? loc_field(s, f, buf, len) : NULL;
 }
 
 #endif

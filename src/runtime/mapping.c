@@ -37,6 +37,8 @@ void map_table_destroy(struct map_table *t) {
     return;
   map_index_foreach(&t->index, free_entry_lists, NULL);
   map_index_clear(&t->index);
+  free(t->spare_shadows);
+  free(t->spare_refs);
   block_pool_release(&t->entries, sizeof(struct map_entry));
   pthread_cond_destroy(&t->released);
   free(t);
@@ -166,10 +168,18 @@ void map_remove(struct map_table *t, struct map_entry *e) {
    * stale later); only the links to E go. */
   map_index_remove(&t->index, e->hst_begin);
   t->count--;
-  if (e->shadows)
+  if (e->shadows && !t->spare_shadows) {
+    t->spare_shadows = e->shadows;
+    t->spare_shadows_cap = e->cap_shadows;
+  } else {
     free(e->shadows);
-  if (e->refs)
+  }
+  if (e->refs && !t->spare_refs) {
+    t->spare_refs = e->refs;
+    t->spare_refs_cap = e->cap_refs;
+  } else {
     free(e->refs);
+  }
   if (map_busy(e))
     map_release(t, e);
   block_pool_put(&t->entries, e, sizeof(struct map_entry));
@@ -223,10 +233,16 @@ struct map_shadow *map_shadow_find(struct map_entry *e, uintptr_t hst_addr) {
              : NULL;
 }
 
-struct map_shadow *map_shadow_add(struct map_entry *e, uintptr_t hst_addr) {
+struct map_shadow *map_shadow_add(struct map_table *t, struct map_entry *e,
+                                  uintptr_t hst_addr) {
   int i = map_shadow_lower(e, hst_addr);
   if (i < e->nshadows && e->shadows[i].hst_addr == hst_addr)
     return &e->shadows[i];
+  if (!e->shadows && t->spare_shadows) {
+    e->shadows = t->spare_shadows;
+    e->cap_shadows = t->spare_shadows_cap;
+    t->spare_shadows = NULL;
+  }
   if (e->nshadows == e->cap_shadows) {
     int cap = e->cap_shadows ? 2 * e->cap_shadows : 4;
     struct map_shadow *n = realloc(e->shadows, (size_t)cap * sizeof *n);
@@ -265,11 +281,16 @@ void map_shadow_erase(struct map_table *t, struct map_entry *e, int i) {
   map_shadow_erase_run(t, e, i, 1);
 }
 
-int map_backref_add(struct map_entry *pe, struct map_entry *holder,
-                    uintptr_t hst_addr) {
+int map_backref_add(struct map_table *t, struct map_entry *pe,
+                    struct map_entry *holder, uintptr_t hst_addr) {
   for (int i = 0; i < pe->nrefs; i++)
     if (pe->refs[i].holder == holder && pe->refs[i].hst_addr == hst_addr)
       return 0;
+  if (!pe->refs && t->spare_refs) {
+    pe->refs = t->spare_refs;
+    pe->cap_refs = t->spare_refs_cap;
+    t->spare_refs = NULL;
+  }
   if (pe->nrefs == pe->cap_refs) {
     int cap = pe->cap_refs ? 2 * pe->cap_refs : 2;
     struct map_backref *n = realloc(pe->refs, (size_t)cap * sizeof *n);

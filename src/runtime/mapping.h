@@ -83,6 +83,12 @@ struct map_table {
   pthread_cond_t released; /* a busy entry was released */
   _Atomic int waiters;     /* threads in map_wait */
   _Atomic unsigned long unlocked_releases; /* map_release_unlocked calls */
+  /* The shadow and back-reference arrays of the last removed entries that
+   * had them, for the next ones (a launch attaching a struct's member
+   * creates and removes both every time); NULL: none. */
+  struct map_shadow *spare_shadows;
+  struct map_backref *spare_refs;
+  int spare_shadows_cap, spare_refs_cap;
 };
 
 /* Result of a lookup of [HP, HP+SIZE), classified as LLVM 14 does. */
@@ -208,15 +214,16 @@ const char *map_ref_str(uint64_t ref, char *buf);
  * missing (NULL only when out of memory). */
 int map_shadow_lower(const struct map_entry *e, uintptr_t hst_addr);
 struct map_shadow *map_shadow_find(struct map_entry *e, uintptr_t hst_addr);
-struct map_shadow *map_shadow_add(struct map_entry *e, uintptr_t hst_addr);
+struct map_shadow *map_shadow_add(struct map_table *t, struct map_entry *e,
+                                  uintptr_t hst_addr);
 /* Forget shadows I .. I+N-1 of E (and their back-references in their
  * pointees); shadow I alone. */
 void map_shadow_erase_run(struct map_table *t, struct map_entry *e, int i,
                           int n);
 void map_shadow_erase(struct map_table *t, struct map_entry *e, int i);
 /* Record that the pointer at HST_ADDR in HOLDER points into PE.  0/-1. */
-int map_backref_add(struct map_entry *pe, struct map_entry *holder,
-                    uintptr_t hst_addr);
+int map_backref_add(struct map_table *t, struct map_entry *pe,
+                    struct map_entry *holder, uintptr_t hst_addr);
 void map_backref_drop(struct map_entry *pe, struct map_entry *holder,
                       uintptr_t hst_addr);
 

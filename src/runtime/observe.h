@@ -291,10 +291,13 @@ RT_HIDDEN void obs_registered(void);
 /* ... and the host range [HST, HST+SIZE) the next FREE held. */
 #define OBS_VAR_RANGE(var, hst, size)                                         \
   do {                                                                        \
-    if (OBS_WANTS_ANY(OBS_BIT(OBS_ALLOC) | OBS_BIT(OBS_FREE) |                \
-                      OBS_BIT(OBS_COPY_TO) | OBS_BIT(OBS_COPY_FROM)))         \
+    if (OBS_WANTS_VAR())                                                      \
       obs_set_var((var), (uintptr_t)(hst), (size));                           \
   } while (0)
+/* Whether an observer looks at the name OBS_VAR gives. */
+#define OBS_WANTS_VAR()                                                       \
+  OBS_WANTS_ANY(OBS_BIT(OBS_ALLOC) | OBS_BIT(OBS_FREE) |                      \
+                OBS_BIT(OBS_COPY_TO) | OBS_BIT(OBS_COPY_FROM))
 /* data_begin_end.c, update.c, mapping.c (declare-target globals),
  * device_memory.c, launch.c (unmapped pointers): a map decision on the entry of [HST, HST+SIZE) at TGT,
  * for an entry of map type TYPE (0 when there is none). */

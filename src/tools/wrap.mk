@@ -22,6 +22,7 @@ ompemu_dump_SOURCES = \
 	src/tools/dump/output.c \
 	src/tools/dump/notes.c \
 	src/tools/dump/needs.c \
+	src/tools/dump/runfacts.c \
 	src/tools/dump/main.c \
 	src/tools/common/readfile.c src/tools/common/readfile.h \
 	src/runtime/image_format.c src/runtime/image_format.h src/runtime/readbytes.h \

@@ -153,11 +153,24 @@ EOF
     "$DUMP" "$devfile" >cldev.txt 2>&1; st=$?
     check "clang 14 device image dumped bare: same 3 entries" sh -c "
       test $st -eq 0 && grep -q 'device entries (3):' cldev.txt && grep -Eq '\] variable +gto\$' cldev.txt"
+    # ompemu-run's checks: the facts of --needs, and the symbols a library
+    # lacks (the stub runtime defines none of LLVM 14's versioned ones).
+    interp= rpath= runpath= bad= libs=
+    eval "$("$DUMP" --run-facts cl)"
+    check "clang 14: --run-facts gives the interpreter, RUNPATH and libomptarget.so" sh -c "
+      test '$interp' = \"\$(readelf -W -l cl | sed -n 's/.*interpreter: \\(.*\\)]/\\1/p')\" &&
+      test '$runpath' = /usr/lib/llvm-14/lib && test -z '$rpath$bad' &&
+      case '$libs' in *' libomptarget.so'*) true ;; *) false ;; esac"
+    "$DUMP" --run-missing cl libomptarget.so="$W/libomptarget.so" >miss.txt 2>&1
+    check "clang 14: --run-missing names the first symbols a libomptarget lacks" sh -c "
+      grep -Eq '^program libomptarget.so $W/libomptarget.so __tgt_[a-z_]+(, __tgt_[a-z_]+)*\$' miss.txt"
+    "$DUMP" --run-missing cl libomptarget.so=/usr/lib/llvm-14/lib/libomptarget.so >miss.txt 2>&1
+    check "clang 14: --run-missing prints nothing when LLVM 14's has them all" test ! -s miss.txt
   else
     nok "clang 14 fat binary builds" "$(head -20 clang.out)"
   fi
 else
-  for i in 1 2 3 4 5 6 7 8; do skip "CLANG14 not set"; done
+  for i in 1 2 3 4 5 6 7 8 9 10 11; do skip "CLANG14 not set"; done
 fi
 
 # Malformed inputs: exit 1 or 2 with a message or notes; >= 128 is a crash.

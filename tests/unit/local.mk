@@ -9,6 +9,13 @@ tests_unit_test_abi_SOURCES = tests/unit/test_abi.c
 tests_unit_test_abi_CFLAGS = $(unit_cflags)
 tests_unit_test_abi_LDADD = src/common/libompemu_common.la $(unit_ldadd)
 
+# src/runtime/locstr.h: the fields of location strings and map names.
+check_PROGRAMS += tests/unit/test_locstr
+TESTS += tests/unit/test_locstr
+tests_unit_test_locstr_SOURCES = tests/unit/test_locstr.c
+tests_unit_test_locstr_CFLAGS = $(unit_cflags) -I$(top_srcdir)/src/runtime
+tests_unit_test_locstr_LDADD = $(unit_ldadd)
+
 # src/common/hotlock.c: the adaptive mutexes of the map and arena locks.
 check_PROGRAMS += tests/unit/test_hotlock
 TESTS += tests/unit/test_hotlock

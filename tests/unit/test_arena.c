@@ -561,7 +561,8 @@ static void test_lazy_free_reused(void **state) {
   assert_int_equal(atomic_load(&a->owed), 0);
   arena_settle(a);
   assert_true(all_bytes(r, 4096, 0x55));
-  /* Two frees after a kernel: the first pays when the second comes. */
+  /* Two frees after a kernel (a construct's pointee, then its struct):
+   * both still owe. */
   unsigned char *s = arena_alloc(a, 512);
   assert_int_equal(arena_write_begin(a, s, 512), 0);
   memset(s, 0x66, 512);
@@ -571,7 +572,7 @@ static void test_lazy_free_reused(void **state) {
   assert_int_equal(arena_free(a, r), 0);
   assert_true(all_bytes(r, 4096, 0x77));
   assert_int_equal(arena_free(a, s), 0);
-  assert_true(all_bytes(r, 4096, EMU_POISON_BYTE));
+  assert_true(all_bytes(r, 4096, 0x77));
   assert_true(all_bytes(s, 512, 0x77));
   /* Part of the owed extent allocated: the rest pays at once. */
   unsigned char *t = arena_alloc(a, 4096 + 256);
@@ -598,6 +599,40 @@ static void test_lazy_free_reused(void **state) {
  * kernel since, owes none (a partial copy fills nothing); after a kernel,
  * which may have written freed memory, it owes it again; never-allocated
  * memory owes it always. */
+/* Three small frees after a kernel: the first pays when the third comes;
+ * the next kernel pays the other two. */
+static void test_lazy_free_third_pays(void **state) {
+  (void)state;
+  struct emu_arena *a =
+      arena_create_ex("data", 0, TB(28), 4 * MB, 256, ARENA_LAZY, 4 * MB);
+  assert_non_null(a);
+  if (!defers(a)) {
+    arena_destroy(a);
+    skip();
+  }
+  unsigned char *b[3];
+  for (int i = 0; i < 3; i++) {
+    b[i] = arena_alloc(a, 512);
+    assert_int_equal(arena_write_begin(a, b[i], 512), 0);
+    memset(b[i], 0x11, 512);
+  }
+  arena_settle(a);
+  for (int i = 0; i < 3; i++)
+    kernel_write(b[i], 0x22, 512);
+  assert_int_equal(arena_free(a, b[0]), 0);
+  assert_int_equal(arena_free(a, b[1]), 0);
+  assert_true(all_bytes(b[0], 512, 0x22));
+  assert_int_equal(arena_free(a, b[2]), 0);
+  assert_true(all_bytes(b[0], 512, EMU_POISON_BYTE));
+  assert_true(all_bytes(b[1], 512, 0x22));
+  assert_true(all_bytes(b[2], 512, 0x22));
+  arena_settle(a);
+  assert_true(all_bytes(b[1], 512, EMU_POISON_BYTE));
+  assert_true(all_bytes(b[2], 512, EMU_POISON_BYTE));
+  assert_int_equal(atomic_load(&a->owed), 0);
+  arena_destroy(a);
+}
+
 static void test_lazy_reuse_clean(void **state) {
   (void)state;
   struct emu_arena *a =
@@ -762,6 +797,7 @@ int main(void) {
       cmocka_unit_test(test_lazy_free),
       cmocka_unit_test(test_lazy_free_small),
       cmocka_unit_test(test_lazy_free_reused),
+      cmocka_unit_test(test_lazy_free_third_pays),
       cmocka_unit_test(test_lazy_reuse_clean),
       cmocka_unit_test(test_first_fit_many),
       cmocka_unit_test(test_destroy_unpoisons_used),

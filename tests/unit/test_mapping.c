@@ -1,7 +1,8 @@
 /* The mapping engine: lookup classification (contained / extends-before /
  * extends-after / size 0), the B+ tree index's invariants and order under
  * inserts and removals (against a plain sorted array), reference counts,
- * declare-target globals, 20 000 live mappings through the data path, many threads mapping at once, and
+ * declare-target globals, shadow arrays reused, 20 000 live mappings
+ * through the data path, many threads mapping at once, and
  * threads that wait for each other's copies only when they map the same
  * data. */
 #include "config.h"
@@ -235,6 +236,45 @@ static void test_index_lookup_then_remove(void **state) {
   assert_null(ix.root);
   assert_int_equal(ix.count, 0);
   map_index_clear(&ix);
+}
+
+/* A removed entry's shadow and back-reference arrays go to the next
+ * entries that need them (a launch attaching a struct's member makes and
+ * removes both each time), not back to malloc. */
+static void test_shadow_arrays_reused(void **state) {
+  (void)state;
+  struct map_table t = {0};
+  struct map_shadow *arr = NULL;
+  struct map_backref *refs = NULL;
+  for (int round = 0; round < 3; round++) {
+    struct map_entry *h =
+        map_insert(&t, 100, 100, 116, 5000, NULL, 1, 0, MAP_KIND_MAPPED);
+    struct map_entry *p =
+        map_insert(&t, 1000, 1000, 5096, 6000, NULL, 1, 0, MAP_KIND_MAPPED);
+    struct map_shadow *s = map_shadow_add(&t, h, 108);
+    assert_non_null(s);
+    s->hst_obj = 1000;
+    assert_int_equal(map_backref_add(&t, p, h, 108), 0);
+    if (round) {
+      assert_ptr_equal(h->shadows, arr);
+      assert_ptr_equal(p->refs, refs);
+      assert_null(t.spare_shadows);
+      assert_null(t.spare_refs);
+    }
+    assert_int_equal(h->nshadows, 1);
+    assert_int_equal(h->shadows[0].hst_addr, 108);
+    assert_int_equal(p->nrefs, 1);
+    arr = h->shadows;
+    refs = p->refs;
+    map_remove(&t, p);
+    map_remove(&t, h);
+    assert_ptr_equal(t.spare_shadows, arr);
+    assert_ptr_equal(t.spare_refs, refs);
+  }
+  free(t.spare_shadows);
+  free(t.spare_refs);
+  map_index_clear(&t.index);
+  block_pool_release(&t.entries, sizeof(struct map_entry));
 }
 
 static void test_refcounts(void **state) {
@@ -488,6 +528,7 @@ int main(void) {
       cmocka_unit_test_setup(test_refcounts, setup),
       cmocka_unit_test_setup(test_globals, setup),
       cmocka_unit_test_setup(test_20000_live, setup),
+      cmocka_unit_test_setup(test_shadow_arrays_reused, setup),
       cmocka_unit_test_setup(test_threads, setup),
       cmocka_unit_test_setup(test_threads_distinct, setup),
       cmocka_unit_test_setup(test_threads_same, setup),

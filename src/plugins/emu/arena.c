@@ -137,25 +137,31 @@ static void stale_cut(struct emu_arena *a, uintptr_t p, size_t len) {
 }
 
 /* Small freed extent [P, P+LEN) owes its poison until the next kernel
- * (arena_settle) or until allocated again; the one it replaces pays now. */
+ * (arena_settle) or until allocated again; the older of the two it
+ * replaces pays now. */
 static void stale_last_set(struct emu_arena *a, uintptr_t p, size_t len) {
-  if (a->stale_last.len)
-    arena_fill(a, a->stale_last.key, a->stale_last.len, 1);
-  a->stale_last = (struct xt_ext){p, len, FREE_DIRTY};
+  struct xt_ext *sl = a->stale_last;
+  if (sl[0].len && sl[1].len)
+    arena_fill(a, sl[0].key, sl[0].len, 1);
+  if (sl[1].len)
+    sl[0] = sl[1];
+  sl[1] = (struct xt_ext){p, len, FREE_DIRTY};
   atomic_store_explicit(&a->owed, OWED_NOW, memory_order_relaxed);
 }
 
 /* [P, P+LEN) is being allocated (its block owes its poison: the extent's
  * tag is FREE_DIRTY): what STALE_LAST holds outside it pays now. */
 static void stale_last_cut(struct emu_arena *a, uintptr_t p, size_t len) {
-  uintptr_t k = a->stale_last.key, e = k + a->stale_last.len;
-  if (k >= p + len || e <= p)
-    return;
-  a->stale_last.len = 0;
-  if (k < p)
-    arena_fill(a, k, p - k, 1);
-  if (e > p + len)
-    arena_fill(a, p + len, e - p - len, 1);
+  for (int i = 0; i < 2; i++) {
+    uintptr_t k = a->stale_last[i].key, e = k + a->stale_last[i].len;
+    if (!a->stale_last[i].len || k >= p + len || e <= p)
+      continue;
+    a->stale_last[i].len = 0;
+    if (k < p)
+      arena_fill(a, k, p - k, 1);
+    if (e > p + len)
+      arena_fill(a, p + len, e - p - len, 1);
+  }
 }
 
 /* ------------------------------------------------------- free extents */
@@ -618,7 +624,7 @@ void *arena_alloc(struct emu_arena *a, size_t size) {
     a->hwm = p + l.len;
   if (a->stale)
     stale_cut(a, p, l.len);
-  if (a->stale_last.len)
+  if (a->stale_last[0].len || a->stale_last[1].len)
     stale_last_cut(a, p, l.len);
   if (a->flags & ARENA_LAZY) {
     if (clean < l.body) /* else every byte holds the poison already */

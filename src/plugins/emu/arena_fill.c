@@ -22,7 +22,8 @@ void arena_pending_unlink(struct emu_arena *a, struct anode *n) {
   n->next->prev = n->prev;
   n->next = n->prev = NULL;
   /* Nothing left to pay: arena_settle need not take the lock. */
-  if (a->pending.next == &a->pending && !a->stale && !a->stale_last.len)
+  if (a->pending.next == &a->pending && !a->stale &&
+      !a->stale_last[0].len && !a->stale_last[1].len)
     atomic_store_explicit(&a->owed, arena_unprot_owed(a),
                           memory_order_relaxed);
 }
@@ -79,10 +80,11 @@ void arena_settle_locked(struct emu_arena *a) {
     atree_walk(a->stale, arena_stale_release, a);
     a->stale = NULL;
   }
-  if (a->stale_last.len) {
-    arena_fill(a, a->stale_last.key, a->stale_last.len, 1);
-    a->stale_last.len = 0;
-  }
+  for (int i = 0; i < 2; i++)
+    if (a->stale_last[i].len) {
+      arena_fill(a, a->stale_last[i].key, a->stale_last[i].len, 1);
+      a->stale_last[i].len = 0;
+    }
   arena_unprot_before_kernel(a);
   atomic_store_explicit(&a->owed, arena_unprot_owed(a), memory_order_relaxed);
 }

@@ -67,8 +67,10 @@ struct emu_arena {
   struct xt_ext hole; /* one extent of FREE kept out of its tree (arena.c,
                        * free_insert); LEN 0: none */
   struct anode *stale;
-  struct xt_ext stale_last; /* the last small freed extent whose poison is
-                             * still owed (arena.c); LEN 0: none */
+  /* The last two small freed extents whose poison is still owed, the
+   * newer second (arena.c: a construct frees its pointee and then its
+   * struct, and allocates them again next); LEN 0: none. */
+  struct xt_ext stale_last[2];
   /* Check mode: the freed pages still read-write (UNPROT, arena_protect.c):
    * their ranges, unsorted, indexed by page. */
   struct unwait *unv;

@@ -7,6 +7,7 @@
 
 #include <gelf.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 struct ev;
@@ -137,9 +138,13 @@ void dump_free_devimage(struct dump_devimage *d);
 /* devimage.c: does image D's .dynsym define NAME (would dlsym find it)? */
 int dump_devimage_defines(const struct dump_devimage *d, const char *name);
 
-/* needs.c: --needs and --defines (lines for ompemu-run). */
-int dump_needs(struct ev *v, struct dump_report *rep);
-int dump_defines(struct ev *v);
+/* needs.c: --needs and --defines (lines for ompemu-run), to OUT. */
+int dump_needs(struct ev *v, struct dump_report *rep, FILE *out);
+int dump_defines(struct ev *v, FILE *out);
+/* runfacts.c: --run-facts and --run-missing (ompemu-run's checks). */
+int dump_run_facts(struct ev *v, struct dump_report *rep);
+int dump_run_missing(struct ev *v, struct dump_report *rep, char **libs,
+                     int nlibs);
 
 /* output.c */
 const char *dump_entry_kind(const struct dump_entry *e);

@@ -1,6 +1,7 @@
 /* ompemu-dump: command line, file reading, and the choice between a fat
  * binary (has a descriptor) and a bare device image (has only its own
- * entries table); --needs / --defines print lines for ompemu-run instead.
+ * entries table); --needs, --defines, --run-facts and --run-missing print
+ * lines for ompemu-run instead.
  * Exit status: 0 read completely, 1 cannot read the file at all, 2 read in
  * part (the notes say what was not understood). */
 #include "config.h"
@@ -23,6 +24,8 @@ static void help(void) {
       "  ompemu-dump [--json] FILE\n"
       "  ompemu-dump --needs FILE\n"
       "  ompemu-dump --defines FILE\n"
+      "  ompemu-dump --run-facts FILE\n"
+      "  ompemu-dump --run-missing FILE NAME=LIB...\n"
       "\n"
       "DESCRIPTION\n"
       "  For an executable or shared library built with offloading by clang\n"
@@ -60,6 +63,12 @@ static void help(void) {
       "              (with \"image N format elf|offload-binary\", or\n"
       "              \"image N error REASON\")\n"
       "  --defines   \"def NAME VERSION\" for each dynamic symbol FILE defines\n"
+      "  --run-facts, --run-missing\n"
+      "              ompemu-run's checks, from the lines of --needs and\n"
+      "              --defines: what the loader and the device images of\n"
+      "              FILE need (shell assignments), and the first of the\n"
+      "              libraries NAME (the file LIB) lacking symbols FILE\n"
+      "              needs from it\n"
       "  --help      show this text\n"
       "  --version   show the version\n"
       "\n"
@@ -101,10 +110,16 @@ static int partial(const struct dump_report *r) {
 
 int main(int argc, char **argv) {
   const char *file = NULL;
-  int json = 0, needs = 0, defines = 0;
+  int json = 0, needs = 0, defines = 0, facts = 0, missing = 0;
+  char **libs = NULL;
+  int nlibs = 0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--json"))
       json = 1;
+    else if (!strcmp(argv[i], "--run-facts"))
+      facts = 1;
+    else if (!strcmp(argv[i], "--run-missing"))
+      missing = 1;
     else if (!strcmp(argv[i], "--needs"))
       needs = 1;
     else if (!strcmp(argv[i], "--defines"))
@@ -119,6 +134,15 @@ int main(int argc, char **argv) {
       fprintf(stderr, "ompemu-dump: error: unknown option '%s' (see "
               "ompemu-dump --help)\n", argv[i]);
       return 1;
+    } else if (file && missing && strchr(argv[i], '=')) {
+      if (!libs)
+        libs = argv + i;
+      if (libs + nlibs != argv + i) {
+        fprintf(stderr, "ompemu-dump: error: --run-missing: the NAME=LIB "
+                "arguments come last ('%s')\n", argv[i]);
+        return 1;
+      }
+      nlibs++;
     } else if (file) {
       fprintf(stderr, "ompemu-dump: error: one FILE only ('%s' and '%s')\n",
               file, argv[i]);
@@ -131,9 +155,9 @@ int main(int argc, char **argv) {
     fprintf(stderr, "ompemu-dump: error: no FILE (see ompemu-dump --help)\n");
     return 1;
   }
-  if (json + needs + defines > 1) {
-    fprintf(stderr, "ompemu-dump: error: --json, --needs and --defines "
-            "exclude each other\n");
+  if (json + needs + defines + facts + missing > 1) {
+    fprintf(stderr, "ompemu-dump: error: --json, --needs, --defines, "
+            "--run-facts and --run-missing exclude each other\n");
     return 1;
   }
 
@@ -156,14 +180,16 @@ int main(int argc, char **argv) {
   rep.is_elf = 1;
   rep.machine = v.eh.e_machine;
   rep.type = v.eh.e_type;
-  if (defines || needs) {
+  if (defines || needs || facts || missing) {
     int rc = 0;
     if (defines)
-      rc = dump_defines(&v);
+      rc = dump_defines(&v, stdout);
     else {
       if (v.eh.e_type != ET_REL)
         dump_fatbin(&v, &rep); /* the images, if any */
-      rc = dump_needs(&v, &rep);
+      rc = facts     ? dump_run_facts(&v, &rep)
+           : missing ? dump_run_missing(&v, &rep, libs, nlibs)
+                     : dump_needs(&v, &rep, stdout);
     }
     ev_close(&v);
     free_report(&rep);

@@ -145,7 +145,7 @@ static const char *tok(const char *s) {
 }
 
 /* PT_INTERP, the dynamic section's NEEDED / RPATH / RUNPATH / FLAGS. */
-static void print_dynamic(struct ev *v, const char *pre) {
+static void print_dynamic(FILE *out, struct ev *v, const char *pre) {
   for (size_t i = 0; i < v->phnum; i++) {
     const GElf_Phdr *ph = &v->ph[i];
     if (ph->p_type != PT_INTERP || ph->p_offset >= v->size ||
@@ -153,7 +153,7 @@ static void print_dynamic(struct ev *v, const char *pre) {
       continue;
     const char *s = (const char *)v->buf + ph->p_offset;
     if (memchr(s, '\0', ph->p_filesz))
-      printf("%sinterp %s\n", pre, tok(s));
+      fprintf(out, "%sinterp %s\n", pre, tok(s));
   }
   for (size_t i = 1; i < v->shnum; i++) {
     Elf_Scn *scn = elf_getscn(v->elf, i);
@@ -161,7 +161,7 @@ static void print_dynamic(struct ev *v, const char *pre) {
     if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC)
       continue;
     if (!ev_section_bytes(v, &sh) || sh.sh_link >= v->shnum) {
-      printf("%serror dynamic section is malformed\n", pre);
+      fprintf(out, "%serror dynamic section is malformed\n", pre);
       return;
     }
     Elf_Data *d = elf_getdata(scn, NULL);
@@ -176,20 +176,21 @@ static void print_dynamic(struct ev *v, const char *pre) {
                          : dyn.d_tag == DT_RUNPATH ? "runpath"
                          : dyn.d_tag == DT_SONAME ? "soname" : NULL;
       if (what)
-        printf("%s%s %s\n", pre, what,
+        fprintf(out, "%s%s %s\n", pre, what,
                tok(elf_strptr(v->elf, sh.sh_link, dyn.d_un.d_val)));
       else if ((dyn.d_tag == DT_FLAGS && (dyn.d_un.d_val & DF_SYMBOLIC)) ||
                dyn.d_tag == DT_SYMBOLIC)
         symbolic = 1;
     }
     if (symbolic)
-      printf("%sflags SYMBOLIC\n", pre);
+      fprintf(out, "%sflags SYMBOLIC\n", pre);
     return;
   }
 }
 
 /* Dynamic symbols of V: undefined ones (UNDEF set) or defined ones. */
-static void print_symbols(struct ev *v, const char *pre, int undef) {
+static void print_symbols(FILE *out, struct ev *v, const char *pre,
+                          int undef) {
   struct verinfo vi = {0};
   load_versions(v, &vi);
   for (size_t i = 1; i < v->dynsym.count; i++) {
@@ -202,33 +203,34 @@ static void print_symbols(struct ev *v, const char *pre, int undef) {
     unsigned x = versym_of(v, i);
     const char *ver = x > 1 && x < vi.n ? vi.name[x] : NULL;
     if (undef)
-      printf("%sundef %s %s %s %s\n", pre, tok(n), tok(ver),
+      fprintf(out, "%sundef %s %s %s %s\n", pre, tok(n), tok(ver),
              tok(x > 1 && x < vi.n ? vi.file[x] : NULL),
              GELF_ST_BIND(s.st_info) == STB_WEAK ? "weak" : "strong");
     else
-      printf("%sdef %s %s\n", pre, tok(n), tok(ver));
+      fprintf(out, "%sdef %s %s\n", pre, tok(n), tok(ver));
   }
   vi_free(&vi);
 }
 
-int dump_defines(struct ev *v) {
-  print_symbols(v, "", 0);
+int dump_defines(struct ev *v, FILE *out) {
+  print_symbols(out, v, "", 0);
   return 0;
 }
 
 /* The device image at [START, END) of V, as "image I ..." lines. */
-static int needs_image(struct ev *v, size_t i, uint64_t start, uint64_t end) {
+static int needs_image(FILE *out, struct ev *v, size_t i, uint64_t start,
+                       uint64_t end) {
   char pre[48];
   snprintf(pre, sizeof pre, "image %zu ", i);
   if (end < start || end - start > v->size) {
-    printf("%serror bounds 0x%lx..0x%lx are invalid\n", pre,
+    fprintf(out, "%serror bounds 0x%lx..0x%lx are invalid\n", pre,
            (unsigned long)start, (unsigned long)end);
     return -1;
   }
   size_t len = (size_t)(end - start);
   unsigned char *bytes = malloc(len ? len : 1);
   if (!bytes || ev_read(v, start, bytes, len) != 0) {
-    printf("%serror bytes 0x%lx..0x%lx are not in the file\n", pre,
+    fprintf(out, "%serror bytes 0x%lx..0x%lx are not in the file\n", pre,
            (unsigned long)start, (unsigned long)end);
     free(bytes);
     return -1;
@@ -237,22 +239,22 @@ static int needs_image(struct ev *v, size_t i, uint64_t start, uint64_t end) {
   char why[256];
   int rc = 0;
   if (rt_image_describe(bytes, bytes + len, &d, why, sizeof why) != 0) {
-    printf("%serror %s\n", pre, why);
+    fprintf(out, "%serror %s\n", pre, why);
     rc = -1;
   } else if (!d.is_elf) {
-    printf("%sformat %s %s\n", pre, "offload-binary",
+    fprintf(out, "%sformat %s %s\n", pre, "offload-binary",
            rt_image_kind_name(d.image_kind));
   } else {
-    printf("%sformat %s\n", pre, d.in_container ? "offload-binary" : "elf");
+    fprintf(out, "%sformat %s\n", pre, d.in_container ? "offload-binary" : "elf");
     struct dump_notes notes = {0};
     struct ev iv;
     const char *w;
     if (ev_open(&iv, d.code, d.code_size, &notes, &w) != 0) {
-      printf("%serror %s\n", pre, w);
+      fprintf(out, "%serror %s\n", pre, w);
       rc = -1;
     } else {
-      print_dynamic(&iv, pre);
-      print_symbols(&iv, pre, 1);
+      print_dynamic(out, &iv, pre);
+      print_symbols(out, &iv, pre, 1);
       ev_close(&iv);
     }
     for (size_t k = 0; k < notes.n; k++)
@@ -263,15 +265,15 @@ static int needs_image(struct ev *v, size_t i, uint64_t start, uint64_t end) {
   return rc;
 }
 
-int dump_needs(struct ev *v, struct dump_report *rep) {
-  print_dynamic(v, "");
-  print_symbols(v, "", 1);
+int dump_needs(struct ev *v, struct dump_report *rep, FILE *out) {
+  print_dynamic(out, v, "");
+  print_symbols(out, v, "", 1);
   int rc = 0;
   size_t k = 0;
   for (size_t d = 0; d < rep->ndescs; d++)
     for (size_t i = 0; i < rep->descs[d].nimages; i++, k++) {
       const struct dump_image *im = &rep->descs[d].images[i];
-      if (needs_image(v, k, im->start, im->end) != 0)
+      if (needs_image(out, v, k, im->start, im->end) != 0)
         rc = -1;
     }
   return rc;
