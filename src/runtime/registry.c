@@ -437,6 +437,7 @@ int rt_registry_add(__tgt_bin_desc *desc) {
     rt_state_unlock();
     exit(RT_EXIT_UNRUNNABLE);
   }
+  rt_check_global_sizes(l);
   /* Device ids are handed out in plugin order to the plugins that claimed
    * an image (LLVM 14: only plugins in use have devices). */
   for (struct rt_plugin *p = rt_state.plugins; p; p = p->next)

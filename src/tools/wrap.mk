@@ -27,8 +27,10 @@ ompemu_dump_SOURCES = \
 	src/tools/common/readfile.c src/tools/common/readfile.h \
 	src/runtime/image_format.c src/runtime/image_format.h src/runtime/readbytes.h \
 	src/runtime/entry_table.c src/runtime/entry_table.h \
+	src/runtime/image_symbols.c src/runtime/image_symbols.h \
 	src/runtime/claim_query.h
-# The device image and entry table readers are the runtime's own; which
+# The device image, entry table and symbol size readers are the
+# runtime's own; which
 # images can run, the runtime itself answers (it is loaded from .libs
 # beside the program, else from $(pkglibdir)).
 ompemu_dump_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/runtime \

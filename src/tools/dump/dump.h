@@ -68,6 +68,13 @@ struct dump_devimage {
   struct dump_notes notes;
 };
 
+/* A declare-target variable an image defines with another size than its
+ * host entry gives (src/runtime/global_sizes.c warns at registration). */
+struct dump_size_diff {
+  char *name;
+  uint64_t host, dev;
+};
+
 struct dump_image {
   uint64_t start, end;
   struct dump_container container;
@@ -77,6 +84,8 @@ struct dump_image {
   struct dump_devimage dev;
   char *plugin;         /* the plugin a run would give it (runnable.c), or
                            NULL: none, or not asked */
+  struct dump_size_diff *sizediff;
+  size_t nsizediff;
 };
 
 struct dump_desc {

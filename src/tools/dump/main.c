@@ -84,6 +84,9 @@ static void free_report(struct dump_report *r) {
     for (size_t i = 0; i < d->nimages; i++) {
       free(d->images[i].arch);
       free(d->images[i].plugin);
+      for (size_t j = 0; j < d->images[i].nsizediff; j++)
+        free(d->images[i].sizediff[j].name);
+      free(d->images[i].sizediff);
       dump_free_container(&d->images[i].container);
       dump_free_devimage(&d->images[i].dev);
     }

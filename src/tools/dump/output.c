@@ -301,6 +301,12 @@ void dump_print_text(const struct dump_report *r) {
       text_container("    ", &im->container);
       text_dev("    ", &im->dev);
       text_pairing(d, &im->dev);
+      for (size_t j = 0; j < im->nsizediff; j++)
+        printf("    warning: declare target variable %s is %lu bytes on the "
+               "host and %lu bytes in this image (ompemu's runtime warns at "
+               "registration; copies move the host's size)\n",
+               im->sizediff[j].name, P(im->sizediff[j].host),
+               P(im->sizediff[j].dev));
     }
     if (d->asked && d->nclaimed == 0)
       printf("  no device can run its target regions: %s; ompemu's runtime "
@@ -467,6 +473,14 @@ void dump_print_json(const struct dump_report *r) {
       jcontainer(&im->container);
       printf(",\"image\":");
       jdev(&im->dev);
+      printf(",\"size_mismatches\":[");
+      for (size_t j = 0; j < im->nsizediff; j++) {
+        printf("%s{\"name\":", j ? "," : "");
+        jstr(im->sizediff[j].name);
+        printf(",\"host_size\":%lu,\"device_size\":%lu}",
+               P(im->sizediff[j].host), P(im->sizediff[j].dev));
+      }
+      putchar(']');
       if (im->dev.has_entries && !im->dev.skipped) {
         printf(",\"pairing\":{\"by_name\":[");
         for (size_t h = 0; h < d->nhost; h++)
