@@ -3,7 +3,8 @@
  * the words of the API (docs/check.md, "At the API (every mode)"):
  * omp_target_free of a block already freed, or of another device's
  * memory; omp_target_memcpy given memory of one device with the number of
- * another (or the host's).  Each message names the user's call, and the
+ * another (or the host's); omp_target_associate_ptr of a range that runs
+ * past the end of the block.  Each message names the user's call, and the
  * calls that allocated and freed the block, by source line and argument
  * (callsite.c), from return addresses recorded here.
  * A hash table by address; freed blocks are remembered until FREED_KEPT
@@ -332,4 +333,35 @@ int check_api_memcpy(const void *dst, const void *src, int32_t dst_dev,
       memcpy_side("src", src, src_dev, host, api, ra))
     return -1;
   return 0;
+}
+
+int check_api_associate(const void *p, size_t off, size_t len, int32_t dev,
+                        const char *api, const void *ra) {
+  if (!__atomic_load_n(&cap, __ATOMIC_RELAXED))
+    return 0;
+  pthread_mutex_lock(&lock);
+  struct apiblk *b = find((uintptr_t)p);
+  struct apiblk copy = b ? *b : (struct apiblk){0};
+  pthread_mutex_unlock(&lock);
+  if (!b || !copy.live || copy.dev != dev ||
+      (off <= copy.size && len <= copy.size - off))
+    return 0;
+  char call[1400], alloc[1400], var[128], ex[128];
+  struct callsite cs;
+  callsite_resolve(ra, api, &cs);
+  snprintf(call, sizeof call, "%s%s%s", api, cs.where[0] ? " at " : "",
+           cs.where);
+  const char *v = callsite_arg(&cs, 1);
+  snprintf(var, sizeof var, "%s%s", v ? v : "", v ? " = " : "");
+  expr_words(&cs, 3, ex, sizeof ex);
+  alloc_words(&copy, alloc, sizeof alloc);
+  size_t past = off > copy.size ? off - copy.size + len
+                                : len - (copy.size - off);
+  ompemu_error("ompemu", "%s: device_ptr %s" OMPEMU_PTR " + device_offset "
+               "%zu%s, %zu bytes, runs %zu byte%s past the end of its block ["
+               OMPEMU_PTR ", " OMPEMU_PTR ") of %zu bytes (device %d memory%s):"
+               " nothing associated", call, var, OMPEMU_P(p), off, ex, len,
+               past, past == 1 ? "" : "s", OMPEMU_P(p),
+               OMPEMU_P((uintptr_t)p + copy.size), copy.size, (int)dev, alloc);
+  return -1;
 }

@@ -39,6 +39,13 @@ RT_HIDDEN int check_api_device_side(const char *which, const void *base,
                                     size_t off, size_t len, int rect,
                                     struct rt_device *d, int32_t dev,
                                     const char *api, const void *ra);
+/* Before API (omp_target_associate_ptr) associates [P+OFF, P+OFF+LEN) of
+ * device number DEV: 0 to go on; -1 when P is a block of DEV from
+ * omp_target_alloc and the range runs past its end (said, naming the
+ * call, the block and its size). */
+RT_HIDDEN int check_api_associate(const void *p, size_t off, size_t len,
+                                  int32_t dev, const char *api,
+                                  const void *ra);
 /* "API(ARGUMENT ARG's expression) at prog.c:14" (less what is unknown;
  * ARG -1: no argument) into BUF, for other messages about the call. */
 RT_HIDDEN void check_api_call(const char *api, const void *ra, int arg,

@@ -318,6 +318,9 @@ int rt_target_associate_ptr(const void *host_ptr, const void *device_ptr,
     api_err(api, ra, "omp_target_associate_ptr returns OFFLOAD_FAIL");
     return OFFLOAD_FAIL;
   }
+  if (check_api_associate(device_ptr, device_offset, size, device_num, api,
+                          ra))
+    return OFFLOAD_FAIL;
   uintptr_t h = (uintptr_t)host_ptr;
   uintptr_t t = (uintptr_t)device_ptr + device_offset;
   int rc = OFFLOAD_SUCCESS;
