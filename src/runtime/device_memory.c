@@ -194,12 +194,16 @@ static int memcpy_impl(void *dst, const void *src, size_t len, size_t dst_off,
     return OFFLOAD_FAIL;
   }
   char *s = (char *)src + src_off, *d = (char *)dst + dst_off;
-  if ((sd && check_api_device_side("src", src_base,
-                                   (size_t)(s - (const char *)src_base), len,
-                                   rect, sd, src_dev, api, ra)) ||
-      (dd && check_api_device_side("dst", dst_base,
-                                   (size_t)(d - (const char *)dst_base), len,
-                                   rect, dd, dst_dev, api, ra)))
+  size_t soff = (size_t)(s - (const char *)src_base);
+  size_t doff = (size_t)(d - (const char *)dst_base);
+  if ((sd ? check_api_device_side("src", src_base, soff, len, rect, sd,
+                                  src_dev, api, ra)
+          : check_api_host_side("src", src_base, soff, len, rect, host, api,
+                                ra)) ||
+      (dd ? check_api_device_side("dst", dst_base, doff, len, rect, dd,
+                                  dst_dev, api, ra)
+          : check_api_host_side("dst", dst_base, doff, len, rect, host, api,
+                                ra)))
     return OFFLOAD_FAIL;
   if (rect == 2)
     return OFFLOAD_SUCCESS;
