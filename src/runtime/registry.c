@@ -240,7 +240,7 @@ static void lib_free(struct rt_lib *l) {
   free(l);
 }
 
-/* A new rt_lib for DESC, named NAME (NULL: the object holding DESC), its
+/* A new rt_lib for DESC, named AS (NULL: the object holding DESC), its
  * images' archs taken from the pending image infos; NULL when out of
  * memory (reported). */
 static struct rt_lib *lib_new(__tgt_bin_desc *desc, const char *as) {
