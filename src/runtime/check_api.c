@@ -3,7 +3,8 @@
  * the words of the API (docs/check.md, "At the API (every mode)"):
  * omp_target_free of a block already freed, or of another device's
  * memory; omp_target_memcpy given memory of one device with the number of
- * another (or the host's).  Each message names the user's call, and the
+ * another (or the host's); omp_target_associate_ptr of a range that runs
+ * past the end of the block.  Each message names the user's call, and the
  * calls that allocated and freed the block, by source line and argument
  * (callsite.c), from return addresses recorded here.
  * A hash table by address; freed blocks are remembered until FREED_KEPT
@@ -284,17 +285,13 @@ static int memcpy_side(const char *which, const void *p, int32_t dev,
   return -1;
 }
 
-int check_api_device_side(const char *which, const void *base, size_t off,
-                          size_t len, int rect, struct rt_device *d,
-                          int32_t dev, const char *api, const void *ra) {
-  char why[300];
+/* Refuse side WHICH of a copy by API: [BASE+OFF, BASE+OFF+LEN) with
+ * device number DEV is not that device's memory (R 1) or runs past the
+ * end of its block (R 2), as WHY says.  -1. */
+static int refuse_side(const char *which, const void *base, size_t off,
+                       size_t len, int rect, int r, const char *why,
+                       int32_t dev, const char *api, const void *ra) {
   const char *p = (const char *)base + off;
-  int r = d->plugin->ompemu_not_device
-              ? d->plugin->ompemu_not_device(d->local_id, p, (int64_t)len,
-                                             why, sizeof why)
-              : 0;
-  if (r != 1 && r != 2)
-    return 0;
   struct side_words sw;
   side_words(api, ra, which, &sw);
   /* "d = 0x...", or with the offset apart: "d + dst_offset 400 = 0x..." */
@@ -323,6 +320,51 @@ int check_api_device_side(const char *which, const void *base, size_t off,
   return -1;
 }
 
+/* The words of a copy that runs past the end of the block [BS, BS+BZ):
+ * the emu plugin's (__tgt_rtl_ompemu_not_device), for host blocks too. */
+static void past_end_words(const void *p, size_t len, const void *bs,
+                           size_t bz, char *why, size_t whylen) {
+  size_t at = (size_t)((const char *)p - (const char *)bs);
+  size_t past = at + len - bz;
+  snprintf(why, whylen, "the copy of %zu byte%s at offset %zu runs %zu "
+           "byte%s past the end of the allocation [" OMPEMU_PTR ", "
+           OMPEMU_PTR ") of %zu bytes", len, len == 1 ? "" : "s", at, past,
+           past == 1 ? "" : "s", OMPEMU_P(bs),
+           OMPEMU_P((uintptr_t)bs + bz), bz);
+}
+
+int check_api_device_side(const char *which, const void *base, size_t off,
+                          size_t len, int rect, struct rt_device *d,
+                          int32_t dev, const char *api, const void *ra) {
+  char why[300];
+  const char *p = (const char *)base + off;
+  int r = d->plugin->ompemu_not_device
+              ? d->plugin->ompemu_not_device(d->local_id, p, (int64_t)len,
+                                             why, sizeof why)
+              : 0;
+  if (r != 1 && r != 2)
+    return 0;
+  return refuse_side(which, base, off, len, rect, r, why, dev, api, ra);
+}
+
+int check_api_host_side(const char *which, const void *base, size_t off,
+                        size_t len, int rect, int32_t host, const char *api,
+                        const void *ra) {
+  if (!__atomic_load_n(&cap, __ATOMIC_RELAXED))
+    return 0;
+  pthread_mutex_lock(&lock);
+  struct apiblk *b = find((uintptr_t)base);
+  struct apiblk copy = b ? *b : (struct apiblk){0};
+  pthread_mutex_unlock(&lock);
+  if (!b || !copy.live || copy.dev != host ||
+      (off <= copy.size && len <= copy.size - off))
+    return 0;
+  char why[300];
+  past_end_words((const char *)base + off, len, base, copy.size, why,
+                 sizeof why);
+  return refuse_side(which, base, off, len, rect, 2, why, host, api, ra);
+}
+
 int check_api_memcpy(const void *dst, const void *src, int32_t dst_dev,
                      int32_t src_dev, int32_t host, const char *api,
                      const void *ra) {
@@ -332,4 +374,35 @@ int check_api_memcpy(const void *dst, const void *src, int32_t dst_dev,
       memcpy_side("src", src, src_dev, host, api, ra))
     return -1;
   return 0;
+}
+
+int check_api_associate(const void *p, size_t off, size_t len, int32_t dev,
+                        const char *api, const void *ra) {
+  if (!__atomic_load_n(&cap, __ATOMIC_RELAXED))
+    return 0;
+  pthread_mutex_lock(&lock);
+  struct apiblk *b = find((uintptr_t)p);
+  struct apiblk copy = b ? *b : (struct apiblk){0};
+  pthread_mutex_unlock(&lock);
+  if (!b || !copy.live || copy.dev != dev ||
+      (off <= copy.size && len <= copy.size - off))
+    return 0;
+  char call[1400], alloc[1400], var[128], ex[128];
+  struct callsite cs;
+  callsite_resolve(ra, api, &cs);
+  snprintf(call, sizeof call, "%s%s%s", api, cs.where[0] ? " at " : "",
+           cs.where);
+  const char *v = callsite_arg(&cs, 1);
+  snprintf(var, sizeof var, "%s%s", v ? v : "", v ? " = " : "");
+  expr_words(&cs, 3, ex, sizeof ex);
+  alloc_words(&copy, alloc, sizeof alloc);
+  size_t past = off > copy.size ? off - copy.size + len
+                                : len - (copy.size - off);
+  ompemu_error("ompemu", "%s: device_ptr %s" OMPEMU_PTR " + device_offset "
+               "%zu%s, %zu bytes, runs %zu byte%s past the end of its block ["
+               OMPEMU_PTR ", " OMPEMU_PTR ") of %zu bytes (device %d memory%s):"
+               " nothing associated", call, var, OMPEMU_P(p), off, ex, len,
+               past, past == 1 ? "" : "s", OMPEMU_P(p),
+               OMPEMU_P((uintptr_t)p + copy.size), copy.size, (int)dev, alloc);
+  return -1;
 }

@@ -39,6 +39,21 @@ RT_HIDDEN int check_api_device_side(const char *which, const void *base,
                                     size_t off, size_t len, int rect,
                                     struct rt_device *d, int32_t dev,
                                     const char *api, const void *ra);
+/* The same for a host side of a copy (device number HOST): -1 when BASE
+ * is a host block omp_target_alloc returned (OMP_TARGET_OFFLOAD=disabled,
+ * or the host's device number) and the copy runs past its end (said in
+ * the words check_api_device_side uses for a device block). */
+RT_HIDDEN int check_api_host_side(const char *which, const void *base,
+                                  size_t off, size_t len, int rect,
+                                  int32_t host, const char *api,
+                                  const void *ra);
+/* Before API (omp_target_associate_ptr) associates [P+OFF, P+OFF+LEN) of
+ * device number DEV: 0 to go on; -1 when P is a block of DEV from
+ * omp_target_alloc and the range runs past its end (said, naming the
+ * call, the block and its size). */
+RT_HIDDEN int check_api_associate(const void *p, size_t off, size_t len,
+                                  int32_t dev, const char *api,
+                                  const void *ra);
 /* "API(ARGUMENT ARG's expression) at prog.c:14" (less what is unknown;
  * ARG -1: no argument) into BUF, for other messages about the call. */
 RT_HIDDEN void check_api_call(const char *api, const void *ra, int arg,

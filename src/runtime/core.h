@@ -75,6 +75,10 @@ static inline __tgt_bin_desc *rt_lib_plugin_desc(struct rt_lib *l) {
   return &((struct rt_lib_core *)l)->view.desc;
 }
 
+/* global_sizes.c: warn about declare-target variables whose size in a
+ * claimed image of L differs from their host entry's (at registration). */
+RT_HIDDEN void rt_check_global_sizes(const struct rt_lib *l);
+
 /* state.c: bumped on every (un)registration, so devices see new images. */
 RT_HIDDEN extern _Atomic unsigned rt_libs_gen;
 

@@ -495,11 +495,15 @@ static int end_one(struct rt_op *op, struct map_table *t,
   if (lr.contained || (implicit && (lr.extends_before || lr.extends_after))) {
     e = lr.entry;
     is_last = map_dec_should_remove(e, hold, force_delete);
+    /* A member's delete resets too: a structure element shares its
+     * structure's reference count (OpenMP 5.2, 5.8.3), so the parent
+     * entry's decrement that follows removes the structure. */
+    if (force_delete)
+      map_reset_ref(e, hold);
     const char *action;
     if (!update_ref) {
       action = " (update suppressed)";
     } else if (force_delete) {
-      map_reset_ref(e, hold);
       if (is_last) {
         action = " (reset, deferred final decrement)";
       } else {

@@ -194,12 +194,16 @@ static int memcpy_impl(void *dst, const void *src, size_t len, size_t dst_off,
     return OFFLOAD_FAIL;
   }
   char *s = (char *)src + src_off, *d = (char *)dst + dst_off;
-  if ((sd && check_api_device_side("src", src_base,
-                                   (size_t)(s - (const char *)src_base), len,
-                                   rect, sd, src_dev, api, ra)) ||
-      (dd && check_api_device_side("dst", dst_base,
-                                   (size_t)(d - (const char *)dst_base), len,
-                                   rect, dd, dst_dev, api, ra)))
+  size_t soff = (size_t)(s - (const char *)src_base);
+  size_t doff = (size_t)(d - (const char *)dst_base);
+  if ((sd ? check_api_device_side("src", src_base, soff, len, rect, sd,
+                                  src_dev, api, ra)
+          : check_api_host_side("src", src_base, soff, len, rect, host, api,
+                                ra)) ||
+      (dd ? check_api_device_side("dst", dst_base, doff, len, rect, dd,
+                                  dst_dev, api, ra)
+          : check_api_host_side("dst", dst_base, doff, len, rect, host, api,
+                                ra)))
     return OFFLOAD_FAIL;
   if (rect == 2)
     return OFFLOAD_SUCCESS;
@@ -318,6 +322,9 @@ int rt_target_associate_ptr(const void *host_ptr, const void *device_ptr,
     api_err(api, ra, "omp_target_associate_ptr returns OFFLOAD_FAIL");
     return OFFLOAD_FAIL;
   }
+  if (check_api_associate(device_ptr, device_offset, size, device_num, api,
+                          ra))
+    return OFFLOAD_FAIL;
   uintptr_t h = (uintptr_t)host_ptr;
   uintptr_t t = (uintptr_t)device_ptr + device_offset;
   int rc = OFFLOAD_SUCCESS;

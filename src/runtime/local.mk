@@ -21,7 +21,9 @@ rt_core_sources = \
 	src/runtime/fptr_table.c \
 	src/runtime/policy.c \
 	src/runtime/device.c \
-	src/runtime/registry.c \
+	src/runtime/registry.c src/runtime/claim_query.h \
+	src/runtime/global_sizes.c \
+	src/runtime/image_symbols.h src/runtime/image_symbols.c \
 	src/runtime/descriptor.c \
 	src/runtime/image_format.h src/runtime/readbytes.h \
 	src/runtime/image_format.c \

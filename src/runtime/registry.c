@@ -5,6 +5,7 @@
  * lock itself, once. */
 #define _GNU_SOURCE
 #include "config.h"
+#include "claim_query.h"
 #include "core.h"
 
 #include <dlfcn.h>
@@ -239,13 +240,14 @@ static void lib_free(struct rt_lib *l) {
   free(l);
 }
 
-/* A new rt_lib for DESC, its images' archs taken from the pending image
- * infos; NULL when out of memory (reported). */
-static struct rt_lib *lib_new(__tgt_bin_desc *desc) {
+/* A new rt_lib for DESC, named AS (NULL: the object holding DESC), its
+ * images' archs taken from the pending image infos; NULL when out of
+ * memory (reported). */
+static struct rt_lib *lib_new(__tgt_bin_desc *desc, const char *as) {
   struct rt_lib_core *lc = calloc(1, sizeof *lc);
   int n = desc->NumDeviceImages > 0 ? desc->NumDeviceImages : 0;
   struct rt_image *images = n ? calloc((size_t)n, sizeof *images) : NULL;
-  char *name = object_name(desc);
+  char *name = as ? strdup(as) : object_name(desc);
   if (!lc || (n && !images) || !name) {
     ompemu_error("ompemu", "out of memory registering descriptor " OMPEMU_PTR
                  ": its target regions run on the host", OMPEMU_P(desc));
@@ -366,6 +368,45 @@ static int refuse_unrunnable(const struct rt_lib *l) {
   return !mandatory;
 }
 
+/* claim_query.h: the claims of a registration, for ompemu-dump. */
+RT_EXPORT int ompemu_claim_images(__tgt_bin_desc *desc, const char *name,
+                                  const char **plugin, char *why,
+                                  size_t whylen) {
+  int n = desc && desc->NumDeviceImages > 0 ? desc->NumDeviceImages : 0;
+  for (int i = 0; i < n; i++)
+    plugin[i] = NULL;
+  if (whylen)
+    why[0] = '\0';
+  rt_state_lock();
+  load_plugins_once();
+  struct rt_lib *l = desc ? lib_new(desc, name) : NULL;
+  pending_arch_free();
+  if (!l) {
+    rt_state_unlock();
+    snprintf(why, whylen, "its descriptor cannot be read");
+    return -1;
+  }
+  int claimed = 0;
+  for (int i = 0; i < l->nimages; i++) {
+    struct rt_image *img = &l->images[i];
+    claim_image(l, img);
+    if (img->plugin && img->index >= 0 && img->index < n) {
+      plugin[img->index] = img->plugin->name;
+      claimed++;
+    }
+  }
+  if (!l->nimages) {
+    snprintf(why, whylen, "none of its %d images can be read: it registers "
+             "none, and its target regions run on the host", n);
+    claimed = -1;
+  } else if (!claimed) {
+    unclaimed_why(l, &l->images[0], why, whylen);
+  }
+  lib_free(l);
+  rt_state_unlock();
+  return claimed;
+}
+
 int rt_registry_add(__tgt_bin_desc *desc) {
   if (!desc)
     return 0;
@@ -382,7 +423,7 @@ int rt_registry_add(__tgt_bin_desc *desc) {
       return 0;
     }
   int loaded = load_plugins_once();
-  struct rt_lib *l = lib_new(desc);
+  struct rt_lib *l = lib_new(desc, NULL);
   pending_arch_free();
   if (!l) {
     rt_state_unlock();
@@ -396,6 +437,7 @@ int rt_registry_add(__tgt_bin_desc *desc) {
     rt_state_unlock();
     exit(RT_EXIT_UNRUNNABLE);
   }
+  rt_check_global_sizes(l);
   /* Device ids are handed out in plugin order to the plugins that claimed
    * an image (LLVM 14: only plugins in use have devices). */
   for (struct rt_plugin *p = rt_state.plugins; p; p = p->next)

@@ -23,11 +23,18 @@ ompemu_dump_SOURCES = \
 	src/tools/dump/notes.c \
 	src/tools/dump/needs.c \
 	src/tools/dump/runfacts.c \
+	src/tools/dump/runnable.c \
 	src/tools/dump/main.c \
 	src/tools/common/readfile.c src/tools/common/readfile.h \
 	src/runtime/image_format.c src/runtime/image_format.h src/runtime/readbytes.h \
-	src/runtime/entry_table.c src/runtime/entry_table.h
-# The device image and entry table readers are the runtime's own.
-ompemu_dump_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/runtime
+	src/runtime/entry_table.c src/runtime/entry_table.h \
+	src/runtime/image_symbols.c src/runtime/image_symbols.h \
+	src/runtime/claim_query.h
+# The device image, entry table and symbol size readers are the
+# runtime's own; which
+# images can run, the runtime itself answers (it is loaded from .libs
+# beside the program, else from $(pkglibdir)).
+ompemu_dump_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/runtime \
+	-DOMPEMU_PKGLIBDIR='"$(pkglibdir)"'
 ompemu_dump_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS)
-ompemu_dump_LDADD = $(LIBELF_LIBS)
+ompemu_dump_LDADD = $(LIBELF_LIBS) -ldl

@@ -18,7 +18,7 @@ CC=${CC:-cc}
 LLVM14_LIBDIR=${LLVM14_LIBDIR:-/usr/lib/llvm-14/lib}
 T=$S/tests/lowered
 WRAP=$B/ompemu-wrap
-NTESTS=18
+NTESTS=19
 
 mode=${OMPEMU_LOWERED_RUNTIME:-auto}
 if [ "$mode" = auto ]; then
@@ -116,6 +116,19 @@ else
   report "Fortran descriptor rank 1 and 2, member first" $st
 fi
 simple refcount; report "enter/exit data reference counts, always, delete" $?
+# A declare-target variable of 40 bytes on the host and 80 in the image:
+# runs (the host's size is mapped); ompemu and ompemu-dump say so.
+simple globalsize >/dev/null
+st=$?
+if [ "$mode" = ompemu ]; then
+  [ $st -eq 0 ] &&
+    grep -qF "ompemu: warning: ./globalsize: declare target variable lowered_tab is 40 bytes on the host and 80 bytes in device image 0" "$log" &&
+    "$B/ompemu-dump" globalsize >>"$log" 2>&1 &&
+    grep -qF "warning: declare target variable lowered_tab is 40 bytes on the host and 80 bytes in this image" "$log"
+  report "a global of another size on the device: runs, said at registration and by ompemu-dump" $?
+else
+  report "a global of another size on the device: runs (LLVM 14 says nothing)" $st
+fi
 simple literal; report "an int passed by value (LITERAL, 4 bytes) in a pointer-sized slot" $?
 # The rest of that slot reads as a host data address: the checking mode
 # must leave the argument alone (only its 4 bytes are the value).

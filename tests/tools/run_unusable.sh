@@ -4,6 +4,8 @@
 # run on the host in the emulator's place: one `ompemu: error:` line says
 # why and the program stops with exit status 125, in check mode too;
 # OMP_TARGET_OFFLOAD=disabled still runs it on the host, as asked.
+# ompemu-dump, asking the same runtime, names each image no plugin of the
+# build can run, gives the same reason and exits 3.
 set -u
 B=${OMPEMU_BUILDDIR:?OMPEMU_BUILDDIR is not set}
 RUN=$B/ompemu-run
@@ -57,6 +59,8 @@ poke() { # FILE OFFSET BYTE(octal)
 }
 cp hello nomagic && poke nomagic "$at" 0
 cp hello cuda && poke cuda $((at + 18)) 276 && poke cuda $((at + 19)) 0 # EM_CUDA 190
+cp hello arm && poke arm $((at + 18)) 50 && poke arm $((at + 19)) 0 # EM_ARM 40
+cp hello exec && poke exec $((at + 16)) 2 # ET_EXEC
 
 expect "an intact program runs" 0 "" "$RUN" ./hello
 expect "a damaged image: said, not run on the host" 125 \
@@ -65,6 +69,10 @@ expect "a damaged image under --check: the same" 125 \
   "ompemu does not run them on the host instead (OMP_TARGET_OFFLOAD=disabled does)" "$RUN" --check ./nomagic
 expect "an image for an NVIDIA GPU without a cuda device: said" 125 \
   "./cuda: no device can run its target regions: its image 0 is for nvidia devices" "$RUN" ./cuda
+expect "an ARM image: said, not run on the host" 125 \
+  "./arm: no device can run its target regions: every plugin loaded refused its image 0" "$RUN" ./arm
+expect "an ET_EXEC image: said, not run on the host" 125 \
+  "./exec: no device can run its target regions: every plugin loaded refused its image 0" "$RUN" ./exec
 expect "OMP_TARGET_OFFLOAD=disabled: the host runs it, as asked" 0 "" \
   env OMP_TARGET_OFFLOAD=disabled "$RUN" ./nomagic
 expect "OMP_TARGET_OFFLOAD=mandatory: said, then LLVM's mandatory failure" 134 \
@@ -72,5 +80,39 @@ expect "OMP_TARGET_OFFLOAD=mandatory: said, then LLVM's mandatory failure" 134 \
   env OMP_TARGET_OFFLOAD=mandatory "$RUN" ./nomagic
 expect "a misspelt OMPEMU_PLUGINS: said, not run on the host" 125 \
   "OMPEMU_PLUGINS names plugin emu2, which cannot be used" env OMPEMU_PLUGINS=emu2 "$RUN" ./hello
+
+# dump_says NAME FILE STATUS TEXT...: ompemu-dump FILE exits STATUS and
+# prints every TEXT.
+dump_says() {
+  name=$1 f=$2 want=$3; shift 3
+  "$B/ompemu-dump" "$f" >dump.txt 2>dump.err; st=$?
+  miss=
+  for t in "$@"; do grep -qF -- "$t" dump.txt || miss="$miss [$t]"; done
+  if [ "$st" = "$want" ] && [ -z "$miss" ]; then
+    ok "$name"
+  else
+    nok "$name" "exit $st (expected $want), missing:$miss" "$(head -c 1500 dump.txt)" "$(head -c 300 dump.err)"
+  fi
+}
+dump_says "ompemu-dump: an intact image runs on the emu plugin (exit 0)" hello 0 \
+  "runs on: plugin emu"
+for f in nomagic arm exec; do
+  dump_says "ompemu-dump: the $f image: no plugin can run it (exit 3)" $f 3 \
+    "runs on: no plugin of this build can run it" \
+    "no device can run its target regions: every plugin loaded refused its image 0" \
+    "(exit status 125)"
+done
+dump_says "ompemu-dump: the NVIDIA image: the runtime's reason (exit 3)" cuda 3 \
+  "no device can run its target regions: its image 0 is for nvidia devices"
+"$B/ompemu-dump" --json arm >dump.json 2>/dev/null; st=$?
+if [ $st = 3 ] && python3 -c '
+import json, sys
+d = json.load(open("dump.json"))["descriptors"][0]
+assert d["runnable"] is False and d["images"][0]["plugin"] is None
+assert "refused its image 0" in d["refused"]' 2>dump.err; then
+  ok "ompemu-dump --json: runnable false, no plugin, the reason (exit 3)"
+else
+  nok "ompemu-dump --json: runnable false, no plugin, the reason (exit 3)" "exit $st" "$(cat dump.err)"
+fi
 echo "1..$n"
 exit 0

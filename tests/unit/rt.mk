@@ -42,6 +42,7 @@ tests_unit_test_core_SOURCES = tests/unit/test_core.c tests/unit/fake_plugin.h \
 	src/runtime/safemem.c src/runtime/untrusted.c \
 	src/runtime/fptr_table.c src/runtime/policy.c src/runtime/device.c \
 	src/runtime/registry.c src/runtime/lifecycle.c \
+	src/runtime/global_sizes.c src/runtime/image_symbols.c \
 	src/runtime/descriptor.c src/runtime/image_format.c \
 	src/runtime/entry_table.c \
 	src/runtime/abi/register.c src/runtime/abi/info.c \

@@ -21,7 +21,8 @@ tests_unit_test_wrap_LDADD = $(LIBELF_LIBS) $(unit_ldadd)
 tests_unit_test_dump_SOURCES = tests/unit/test_dump.c \
 	src/tools/dump/elfview.c src/tools/dump/fatbin.c \
 	src/tools/dump/devimage.c src/tools/dump/output.c src/tools/dump/notes.c \
-	src/runtime/image_format.c src/runtime/entry_table.c
+	src/runtime/image_format.c src/runtime/entry_table.c \
+	src/runtime/image_symbols.c
 tests_unit_test_dump_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/runtime
 tests_unit_test_dump_CFLAGS = $(unit_cflags) $(LIBELF_CFLAGS)
 tests_unit_test_dump_LDADD = $(LIBELF_LIBS) $(unit_ldadd)

@@ -69,6 +69,13 @@ struct dump_devimage {
   struct dump_notes notes;
 };
 
+/* A declare-target variable an image defines with another size than its
+ * host entry gives (src/runtime/global_sizes.c warns at registration). */
+struct dump_size_diff {
+  char *name;
+  uint64_t host, dev;
+};
+
 struct dump_image {
   uint64_t start, end;
   struct dump_container container;
@@ -76,6 +83,10 @@ struct dump_image {
   int has_info;
   uint64_t entries_begin, entries_end;
   struct dump_devimage dev;
+  char *plugin;         /* the plugin a run would give it (runnable.c), or
+                           NULL: none, or not asked */
+  struct dump_size_diff *sizediff;
+  size_t nsizediff;
 };
 
 struct dump_desc {
@@ -90,6 +101,9 @@ struct dump_desc {
   struct dump_entry *host;
   size_t nhost;
   int host_format;      /* 32 or 56 */
+  int asked;            /* runnable.c asked this build's runtime */
+  int nclaimed;         /* images a plugin would claim */
+  char *refused;        /* none: the runtime's reason, as it stops the run */
 };
 
 struct dump_report {
@@ -137,6 +151,12 @@ void dump_free_entries(struct dump_entry *e, size_t n);
 void dump_free_devimage(struct dump_devimage *d);
 /* devimage.c: does image D's .dynsym define NAME (would dlsym find it)? */
 int dump_devimage_defines(const struct dump_devimage *d, const char *name);
+
+/* runnable.c: ask this build's runtime which plugin would claim each
+ * image of REP's descriptors (V: the file); a note when it cannot be
+ * asked.  1 when a descriptor with images has none a plugin claims (the
+ * runtime refuses such a program), else 0. */
+int dump_runnable(struct ev *v, struct dump_report *rep);
 
 /* needs.c: --needs and --defines (lines for ompemu-run), to OUT. */
 int dump_needs(struct ev *v, struct dump_report *rep, FILE *out);

@@ -9,6 +9,8 @@
 #include "config.h"
 
 #include "dump.h"
+#include "image_format.h"
+#include "image_symbols.h"
 #include "elfview.h"
 
 #include <stdlib.h>
@@ -73,6 +75,43 @@ static void read_infos(struct ev *v, struct dump_desc *d) {
 }
 
 /* Fill D from the __tgt_bin_desc at D->addr. */
+/* The host entries of D that image IM (BYTES, SIZE: its device code, in
+ * a container or not) defines with another size, as the registration
+ * finds them (global_sizes.c: plain variables only). */
+static void size_diffs(const struct dump_desc *d, struct dump_image *im,
+                       const void *bytes, size_t size) {
+  struct rt_image_desc desc;
+  char why[256];
+  if (rt_image_describe(bytes, (const char *)bytes + size, &desc, why,
+                        sizeof why) != 0 || !desc.is_elf)
+    return;
+  const unsigned char *code = desc.code;
+  size_t len = desc.code_size;
+  const char **names = calloc(d->nhost ? d->nhost : 1, sizeof *names);
+  uint64_t *sizes = calloc(d->nhost ? d->nhost : 1, sizeof *sizes);
+  if (names && sizes) {
+    for (size_t h = 0; h < d->nhost; h++)
+      if (d->host[h].size && d->host[h].name && !d->host[h].flags)
+        names[h] = d->host[h].name;
+    if (rt_image_symbol_sizes(code, len, names, d->nhost, sizes) == 0)
+      for (size_t h = 0; h < d->nhost; h++) {
+        if (!names[h] || sizes[h] == RT_NO_SYMBOL ||
+            sizes[h] == d->host[h].size)
+          continue;
+        struct dump_size_diff *n = realloc(
+            im->sizediff, (im->nsizediff + 1) * sizeof *im->sizediff);
+        if (!n)
+          break;
+        im->sizediff = n;
+        n[im->nsizediff].name = strdup(names[h]);
+        n[im->nsizediff].host = d->host[h].size;
+        n[im->nsizediff++].dev = sizes[h];
+      }
+  }
+  free(names);
+  free(sizes);
+}
+
 static int read_desc(struct ev *v, struct dump_desc *d,
                      struct dump_notes *notes) {
   const char *imp;
@@ -137,6 +176,7 @@ static int read_desc(struct ev *v, struct dump_desc *d,
     } else {
       dump_devimage(bytes, size, &im->dev);
       dump_container_of(v, im, bytes, size);
+      size_diffs(d, im, bytes, size);
     }
     free(bytes);
   }

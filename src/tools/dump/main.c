@@ -3,7 +3,8 @@
  * entries table); --needs, --defines, --run-facts and --run-missing print
  * lines for ompemu-run instead.
  * Exit status: 0 read completely, 1 cannot read the file at all, 2 read in
- * part (the notes say what was not understood). */
+ * part (the notes say what was not understood), 3 no plugin of this build
+ * can run a descriptor's images (runnable.c). */
 #include "config.h"
 
 #include "../common/readfile.h"
@@ -72,9 +73,16 @@ static void help(void) {
       "  --help      show this text\n"
       "  --version   show the version\n"
       "\n"
+      "  For a fat binary, each image also shows the plugin of this build\n"
+      "  that a run would give it, as this build's runtime decides\n"
+      "  (OMPEMU_PLUGINS is honoured), or that none can run it.\n"
+      "\n"
       "EXIT STATUS\n"
       "  0 everything was read; 1 the file cannot be read or is not ELF64;\n"
-      "  2 read in part, or no offload data found (see the notes).\n",
+      "  2 read in part, or no offload data found (see the notes);\n"
+      "  3 a descriptor has device images and no plugin of this build can\n"
+      "    run any of them: ompemu's runtime stops such a program when it\n"
+      "    registers them (exit status 125).\n",
       stdout);
 }
 
@@ -84,10 +92,15 @@ static void free_report(struct dump_report *r) {
     dump_free_entries(d->host, d->nhost);
     for (size_t i = 0; i < d->nimages; i++) {
       free(d->images[i].arch);
+      free(d->images[i].plugin);
+      for (size_t j = 0; j < d->images[i].nsizediff; j++)
+        free(d->images[i].sizediff[j].name);
+      free(d->images[i].sizediff);
       dump_free_container(&d->images[i].container);
       dump_free_devimage(&d->images[i].dev);
     }
     free(d->images);
+    free(d->refused);
   }
   free(r->descs);
   if (r->has_bare)
@@ -170,6 +183,7 @@ int main(int argc, char **argv) {
   rep.file = file;
   struct ev v;
   const char *why;
+  int refused = 0;
   if (ev_open(&v, buf, len, &rep.notes, &why) != 0) {
     fprintf(stderr, "ompemu-dump: error: '%s': %s\n", file, why);
     free(buf);
@@ -210,6 +224,7 @@ int main(int argc, char **argv) {
     }
   } else if (dump_fatbin(&v, &rep) == 0) {
     rep.kind = v.eh.e_type == ET_EXEC ? "fat executable" : "fat binary";
+    refused = dump_runnable(&v, &rep);
   } else {
     GElf_Shdr sh;
     const char *secname;
@@ -238,7 +253,7 @@ int main(int argc, char **argv) {
     dump_print_json(&rep);
   else
     dump_print_text(&rep);
-  int rc = partial(&rep) ? 2 : 0;
+  int rc = refused ? 3 : partial(&rep) ? 2 : 0;
   ev_close(&v);
   free_report(&rep);
   return rc;

@@ -295,10 +295,23 @@ void dump_print_text(const struct dump_report *r) {
              im->arch ? im->arch
                       : im->has_info ? "(none given)" : "(no image info)",
              P(im->end - im->start), P(im->start), P(im->end));
+      if (d->asked)
+        printf("    runs on: %s%s\n", im->plugin ? "plugin " : "",
+               im->plugin ? im->plugin : "no plugin of this build can run it");
       text_container("    ", &im->container);
       text_dev("    ", &im->dev);
       text_pairing(d, &im->dev);
+      for (size_t j = 0; j < im->nsizediff; j++)
+        printf("    warning: declare target variable %s is %lu bytes on the "
+               "host and %lu bytes in this image (ompemu's runtime warns at "
+               "registration; copies move the host's size)\n",
+               im->sizediff[j].name, P(im->sizediff[j].host),
+               P(im->sizediff[j].dev));
     }
+    if (d->asked && d->nclaimed == 0)
+      printf("  no device can run its target regions: %s; ompemu's runtime "
+             "stops the program when it registers them (exit status 125)\n",
+             d->refused ? d->refused : "");
   }
   if (r->has_bare)
     text_dev("", &r->bare);
@@ -448,13 +461,26 @@ void dump_print_json(const struct dump_report *r) {
       const struct dump_image *im = &d->images[i];
       printf("%s{\"index\":%zu,\"arch\":", i ? "," : "", i);
       jstr(im->arch);
-      printf(",\"has_image_info\":%s,\"start\":",
-             im->has_info ? "true" : "false");
+      printf(",\"has_image_info\":%s,", im->has_info ? "true" : "false");
+      if (d->asked) {
+        printf("\"plugin\":");
+        jstr(im->plugin);
+        putchar(',');
+      }
+      printf("\"start\":");
       jaddr(im->start);
       printf(",\"size\":%lu,\"container\":", P(im->end - im->start));
       jcontainer(&im->container);
       printf(",\"image\":");
       jdev(&im->dev);
+      printf(",\"size_mismatches\":[");
+      for (size_t j = 0; j < im->nsizediff; j++) {
+        printf("%s{\"name\":", j ? "," : "");
+        jstr(im->sizediff[j].name);
+        printf(",\"host_size\":%lu,\"device_size\":%lu}",
+               P(im->sizediff[j].host), P(im->sizediff[j].dev));
+      }
+      putchar(']');
       if (im->dev.has_entries && !im->dev.skipped) {
         printf(",\"pairing\":{\"by_name\":[");
         for (size_t h = 0; h < d->nhost; h++)
@@ -467,7 +493,13 @@ void dump_print_json(const struct dump_report *r) {
       }
       putchar('}');
     }
-    printf("]}");
+    putchar(']');
+    if (d->asked) {
+      printf(",\"runnable\":%s,\"refused\":", d->nclaimed ? "true"
+                                                             : "false");
+      jstr(d->refused);
+    }
+    putchar('}');
   }
   putchar(']');
   if (r->has_bare) {
