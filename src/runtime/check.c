@@ -204,8 +204,14 @@ static void copy_to(struct cthread *t, int32_t dev, uintptr_t hst,
                     uintptr_t tgt, uintptr_t size, const char *var,
                     int note) {
   struct cregion *r = t->region;
-  check_dev_epoch++;
   struct cblock *b = cb_find_range(dev, tgt, size ? size : 1);
+  /* The copy changes this block's device bytes alone (check_synced): the
+   * detach of a pointer at the end of a construct no longer makes the
+   * section copied back just before it read again at its free. */
+  if (b)
+    b->synced = 0;
+  else
+    check_dev_epoch++;
   if (!b) {
     if (note && check_cfg.check)
       check_dev_note(dev, tgt, (const void *)hst, size, 0);
