@@ -304,6 +304,11 @@ static void copy_from(struct cthread *t, int32_t dev, uintptr_t hst,
   int own = b->hst && hst >= b->hst && hst + size <= b->hst + b->size;
   int hash = check_cfg.report && report_hashes(b, size), hashed = 0;
   uint64_t h = 0;
+  /* The leading bytes with no alias of a host pointer, found by that pass
+   * too: the look for aliases to put back starts after them. */
+  size_t clean = 0;
+  uintptr_t alo = 0, aspan = 0;
+  int scan = check_cfg.check && hostptr_alias_range(&alo, &aspan);
   if (check_cfg.check) {
     data_pending_copy_from(b, hst, size);
     data_after_copy_from(r, b, tgt, hst, size, var);
@@ -313,12 +318,12 @@ static void copy_from(struct cthread *t, int32_t dev, uintptr_t hst,
       unsigned char *x = cb_expect(b, tgt == b->tgt && size == b->size);
       /* The expected bytes and the report's hash in one pass. */
       if (x && hash && size >= PASS_MIN) {
-        h = check_pass(x + (tgt - b->tgt), (const void *)hst, size, 0, 0,
-                       NULL);
+        h = check_pass(x + (tgt - b->tgt), (const void *)hst, size, alo,
+                       aspan, scan ? &clean : NULL);
         hashed = 1;
       } else if (x && hash && size < HASH_SMALL) {
-        h = check_pass_small(x + (tgt - b->tgt), (const void *)hst, size, 0,
-                             0, NULL);
+        h = check_pass_small(x + (tgt - b->tgt), (const void *)hst, size,
+                             alo, aspan, scan ? &clean : NULL);
         hashed = 1;
       } else if (x) {
         memcpy(x + (tgt - b->tgt), (const void *)hst, size);
@@ -337,7 +342,7 @@ static void copy_from(struct cthread *t, int32_t dev, uintptr_t hst,
   if (check_cfg.report)
     report_copy_from(r, b, hst, size, var, hashed ? &h : NULL);
   if (check_cfg.check) {
-    hostptr_after_copy_from(hst, size);
+    hostptr_after_copy_from(hst + clean, size - clean);
     if (b->kind == CB_GLOBAL)
       data_global_synced(b, tgt, size);
   }
