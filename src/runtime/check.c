@@ -204,8 +204,14 @@ static void copy_to(struct cthread *t, int32_t dev, uintptr_t hst,
                     uintptr_t tgt, uintptr_t size, const char *var,
                     int note) {
   struct cregion *r = t->region;
-  check_dev_epoch++;
   struct cblock *b = cb_find_range(dev, tgt, size ? size : 1);
+  /* The copy changes this block's device bytes alone (check_synced): the
+   * detach of a pointer at the end of a construct no longer makes the
+   * section copied back just before it read again at its free. */
+  if (b)
+    b->synced = 0;
+  else
+    check_dev_epoch++;
   if (!b) {
     if (note && check_cfg.check)
       check_dev_note(dev, tgt, (const void *)hst, size, 0);
@@ -298,6 +304,11 @@ static void copy_from(struct cthread *t, int32_t dev, uintptr_t hst,
   int own = b->hst && hst >= b->hst && hst + size <= b->hst + b->size;
   int hash = check_cfg.report && report_hashes(b, size), hashed = 0;
   uint64_t h = 0;
+  /* The leading bytes with no alias of a host pointer, found by that pass
+   * too: the look for aliases to put back starts after them. */
+  size_t clean = 0;
+  uintptr_t alo = 0, aspan = 0;
+  int scan = check_cfg.check && hostptr_alias_range(&alo, &aspan);
   if (check_cfg.check) {
     data_pending_copy_from(b, hst, size);
     data_after_copy_from(r, b, tgt, hst, size, var);
@@ -307,12 +318,12 @@ static void copy_from(struct cthread *t, int32_t dev, uintptr_t hst,
       unsigned char *x = cb_expect(b, tgt == b->tgt && size == b->size);
       /* The expected bytes and the report's hash in one pass. */
       if (x && hash && size >= PASS_MIN) {
-        h = check_pass(x + (tgt - b->tgt), (const void *)hst, size, 0, 0,
-                       NULL);
+        h = check_pass(x + (tgt - b->tgt), (const void *)hst, size, alo,
+                       aspan, scan ? &clean : NULL);
         hashed = 1;
       } else if (x && hash && size < HASH_SMALL) {
-        h = check_pass_small(x + (tgt - b->tgt), (const void *)hst, size, 0,
-                             0, NULL);
+        h = check_pass_small(x + (tgt - b->tgt), (const void *)hst, size,
+                             alo, aspan, scan ? &clean : NULL);
         hashed = 1;
       } else if (x) {
         memcpy(x + (tgt - b->tgt), (const void *)hst, size);
@@ -331,7 +342,7 @@ static void copy_from(struct cthread *t, int32_t dev, uintptr_t hst,
   if (check_cfg.report)
     report_copy_from(r, b, hst, size, var, hashed ? &h : NULL);
   if (check_cfg.check) {
-    hostptr_after_copy_from(hst, size);
+    hostptr_after_copy_from(hst + clean, size - clean);
     if (b->kind == CB_GLOBAL)
       data_global_synced(b, tgt, size);
   }

@@ -434,6 +434,9 @@ RT_HIDDEN void hostptr_after_copy_to(struct cblock *b, uintptr_t tgt,
                                      const char *var, const char *where,
                                      uintptr_t clean);
 RT_HIDDEN void hostptr_after_copy_from(uintptr_t hst, uintptr_t size);
+/* The values aliases of host pointers have: [*LO, *LO + *SPAN); 0 while
+ * none was made. */
+RT_HIDDEN int hostptr_alias_range(uintptr_t *lo, uintptr_t *span);
 RT_HIDDEN void hostptr_kernel_args(struct obs_event *e, const char *where);
 /* check_kernel_place.c: kernel ENTRY was launched by the construct at
  * WHERE (interned), for ompemu_describe_kernel. */

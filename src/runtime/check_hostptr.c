@@ -501,6 +501,14 @@ void hostptr_after_copy_to(struct cblock *b, uintptr_t tgt, uintptr_t hst,
   }
 }
 
+int hostptr_alias_range(uintptr_t *lo, uintptr_t *span) {
+  if (!alias_hi)
+    return 0;
+  *lo = alias_lo;
+  *span = alias_hi - alias_lo + 1;
+  return 1;
+}
+
 void hostptr_after_copy_from(uintptr_t hst, uintptr_t size) {
   if (!alias_hi || size < WORD)
     return;

@@ -559,6 +559,45 @@ NO_ASAN static void read_unallocated(void) {
   (void)*(volatile char *)(TB(22) + 40 * MB);
 }
 
+/* The first byte that is not poison, found 128 bytes a step over the
+ * slack before a block (poison.c): at every place of a page, for both
+ * patterns, from aligned and unaligned starts. */
+static void test_check_poison_first_diff(void **state) {
+  (void)state;
+  enum { N = 4096 + 64 };
+  unsigned char *buf = aligned_alloc(64, N);
+  assert_non_null(buf);
+  static const size_t lens[] = {0, 1, 31, 127, 128, 129, 255, 256, 1000,
+                                4080, 4096};
+  for (int kind = EMU_POISON_DEFAULT; kind <= EMU_POISON_CHECK; kind++)
+    for (size_t start = 0; start <= 12; start += 4)
+      for (size_t l = 0; l < sizeof lens / sizeof *lens; l++) {
+        size_t len = lens[l];
+        for (size_t pos = 0; pos <= len; pos += pos < 300 ? 1 : 97) {
+          poison_fill(kind, buf, N);
+          if (pos < len)
+            buf[start + pos] ^= 0x10;
+          assert_int_equal(poison_first_diff(kind, buf + start, len), pos);
+        }
+      }
+  free(buf);
+  /* Through the arena: a write a page's slack before a 13-byte block. */
+  struct emu_arena *a = arena_create_ex("data", 0, TB(24), 4 * MB, 256,
+                                        ARENA_CHECK, 64 * MB);
+  assert_non_null(a);
+  char *c = arena_alloc(a, 13);
+  arena_settle(a);
+  poke(c - 4000, 'x');
+  struct capture cap;
+  capture_begin(&cap);
+  assert_int_equal(arena_free(a, c), 0);
+  char *out = capture_end(&cap);
+  assert_non_null(strstr(out, "of 13 bytes was written, up to 4000 bytes "
+                              "before it; found when it was freed"));
+  free(out);
+  arena_destroy(a);
+}
+
 /* In check mode a device fault ends the process with the check status,
  * after one message naming the kernel and the block. */
 static void test_fault_messages(void **state) {
@@ -605,6 +644,7 @@ int main(void) {
       cmocka_unit_test(test_check_waiting_flush),
       cmocka_unit_test(test_check_arg_in_long_range),
       cmocka_unit_test(test_check_release_batch),
+      cmocka_unit_test(test_check_poison_first_diff),
       cmocka_unit_test(test_fault_messages),
   };
   return cmocka_run_group_tests_name("emu arena, check mode", tests, NULL, NULL);
