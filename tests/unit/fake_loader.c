@@ -99,6 +99,14 @@ uintptr_t loader_base(const struct emu_image *img) {
 size_t loader_span(const struct emu_image *img) { return img->span; }
 const char *loader_label(const struct emu_image *img) { return img->label; }
 
+/* The data symbols' page is the writable part. */
+void loader_writable_runs(const struct emu_image *img,
+                          void (*fn)(void *arg, uintptr_t lo, size_t len),
+                          void *arg) {
+  if (img->span >= 2 * 4096)
+    fn(arg, (uintptr_t)img->base + 4096, 4096);
+}
+
 const struct __tgt_offload_entry *loader_entries(const struct emu_image *img,
                                                  size_t *count) {
   *count = 0;

@@ -203,6 +203,46 @@ static void test_check_exposed_holder(void **state) {
   }
 }
 
+/* Check mode: a freed block whose known holder no longer holds its
+ * address is still protected before the next kernel when another live
+ * block (a kernel's or a device-to-device copy) or a range a kernel keeps
+ * values in (an image's data: arena_reach_add) holds it; without either
+ * it waits. */
+static void test_check_exposed_elsewhere(void **state) {
+  (void)state;
+  static uint64_t image_data[8];
+  for (int where = 0; where < 3; where++) {
+    struct emu_arena *a = arena_create_ex("data", 0, TB(27), 4 * MB, 256,
+                                          ARENA_CHECK, 64 * MB);
+    char *h = arena_alloc(a, 64), *p = arena_alloc(a, 64);
+    char *other = arena_alloc(a, 256);
+    uint64_t w = (uint64_t)(uintptr_t)p + 8, null = 0;
+    assert_int_equal(arena_write_begin(a, h, sizeof w), 0);
+    memcpy(h, &w, sizeof w);
+    arena_note_pointers(a, &w, sizeof w, (uintptr_t)h);
+    /* Moved where no copy from the host tells, then the holder cleared. */
+    memset(image_data, 0, sizeof image_data);
+    if (where == 1) {
+      assert_int_equal(arena_write_begin(a, other, 256), 0);
+      memset(other, 0, 256);
+      memcpy(other + 200, &w, sizeof w);
+    }
+    arena_reach_add(a, image_data, (uintptr_t)image_data, sizeof image_data);
+    if (where == 2)
+      image_data[5] = w;
+    memcpy(h, &null, sizeof null);
+    arena_note_pointers(a, &null, sizeof null, (uintptr_t)h);
+    assert_int_equal(arena_free(a, p), 0);
+    arena_settle(a);
+    if (where == 0)
+      assert_false(faults(p));
+    else
+      assert_true(faults(p));
+    arena_reach_drop(a, image_data);
+    arena_destroy(a);
+  }
+}
+
 /* 1 if every page of [P, P+LEN) is in memory. */
 static int resident(const void *p, size_t len) {
   unsigned char v[64];
@@ -638,6 +678,7 @@ int main(void) {
       cmocka_unit_test(test_check_reuse_poisoned),
       cmocka_unit_test(test_check_protect_runs),
       cmocka_unit_test(test_check_exposed_holder),
+      cmocka_unit_test(test_check_exposed_elsewhere),
       cmocka_unit_test(test_check_large_pages_moved),
       cmocka_unit_test(test_check_many),
       cmocka_unit_test(test_check_shuffled_frees),

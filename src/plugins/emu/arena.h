@@ -168,6 +168,13 @@ void arena_set_kernel_namer(const char *(*fn)(const void *entry));
 /* Check mode: FN(X) is 1 when X lies on a watched page (watch.c), which
  * the arena does not read (set by the plugin; NULL: none are). */
 void arena_set_watched(int (*fn)(uintptr_t x));
+/* Check mode: [LO, LO+LEN) is memory outside A that a kernel of A's device
+ * can write and a later kernel read (an image's data, OWNER the image): a
+ * freed block's address left there keeps the block reachable
+ * (arena_holders.c).  _drop forgets OWNER's ranges. */
+void arena_reach_add(struct emu_arena *a, const void *owner, uintptr_t lo,
+                     size_t len);
+void arena_reach_drop(struct emu_arena *a, const void *owner);
 /* A kernel in messages: "kernel NAME at FILE:LINE" (the place when the
  * runtime knows the construct: check mode), "kernel NAME", "kernel at
  * 0x...", or "device code" for a NULL ENTRY.  Safe in a signal handler. */

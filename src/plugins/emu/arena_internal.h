@@ -40,6 +40,14 @@ struct aheld {
   uintptr_t key;
   uintptr_t at[HELD_AT];
 };
+/* arena_holders.c: memory outside the arena a kernel can leave a value in
+ * for a later one (arena_reach_add). */
+#define REACH_MAX 32
+struct areach {
+  const void *owner;
+  uintptr_t lo;
+  size_t len;
+};
 #define DONOR_SLOTS 4 /* arena_donor.c */
 /* A freed block [LO, HI) and where its address was. */
 #define SUSPECTS_MAX 16
@@ -126,6 +134,9 @@ struct emu_arena {
   size_t nheld;
   struct asuspect suspects[SUSPECTS_MAX];
   size_t nsuspects;
+  struct areach reach[REACH_MAX];
+  size_t nreach;
+  int reach_full; /* a range did not fit: the scan cannot be complete */
   /* Check mode: the pages of freed large blocks waiting for the next
    * block of their length, in slots of SPARE (arena_donor.c): their
    * lengths (0: empty), the slot to fill next; DONORS_OFF: mremap cannot

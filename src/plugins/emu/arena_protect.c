@@ -9,13 +9,13 @@
  * before a kernel that is given a pointer into them (arena_note_kernel),
  * before the next kernel when the freed block's address was copied
  * to the device (arena_note_pointers: an attached pointer, a struct
- * member, a device pointer the program stored) and is still held there
- * (arena_holders.c), before the kernel
+ * member, a device pointer the program stored) and is still held there or
+ * anywhere else a kernel can read (arena_holders.c), before the kernel
  * EMU_CHECK_PROTECT_EVERY launches after the oldest of them was freed,
  * and before any kernel while pages never allocated were opened ahead
  * (arena.c).  What is left to the delay: a block only its kernels'
  * arguments pointed to, whose address a kernel stored in device memory
- * itself.  Making pages inaccessible costs a TLB
+ * itself (unless that block was copied to the device too).  Making pages inaccessible costs a TLB
  * shootdown across the process's running threads (an IPI each, about
  * 10 us on a 2-vCPU VM): once per kernel it was most of what check mode
  * cost.  Only device code can touch freed device memory unchecked

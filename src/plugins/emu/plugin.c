@@ -52,6 +52,18 @@ static int unload_here(struct emu_device *d, struct emu_image *img) {
   return rc;
 }
 
+/* Check mode: a kernel can leave a device address in an image's data
+ * for a later kernel (arena_holders.c). */
+struct reach_ctx {
+  struct emu_device *d;
+  const struct emu_image *img;
+};
+
+static void reach_add(void *arg, uintptr_t lo, size_t len) {
+  struct reach_ctx *c = arg;
+  arena_reach_add(c->d->data, c->img, lo, len);
+}
+
 /* The device table of L: one row per host entry of HOST_IMG, in the host
  * order, each resolved by name in the loaded image. */
 static int build_table(struct emu_device *d, struct emu_loaded *l,
@@ -143,6 +155,10 @@ EMU_EXPORT __tgt_target_table *__tgt_rtl_load_binary(int32_t id,
   while (*tail)
     tail = &(*tail)->next;
   *tail = l;
+  if (emu_plugin()->check) {
+    struct reach_ctx c = {d, img};
+    loader_writable_runs(img, reach_add, &c);
+  }
   ompemu_trace(1, "emu", "device %d: image %s (%zu bytes) loaded at " OMPEMU_PTR
                ", span %zu, %td entries", id, label, size,
                OMPEMU_P(loader_base(img)), loader_span(img),
@@ -157,6 +173,7 @@ static int unload(struct emu_device *d, struct emu_loaded *l) {
   ompemu_trace(1, "emu", "device %d: unloading image %s at " OMPEMU_PTR, d->id,
                loader_label(l->img), OMPEMU_P(loader_base(l->img)));
   devicertl_image_remove(l->img);
+  arena_reach_drop(d->data, l->img);
   int rc = unload_here(d, l->img);
   free(l->table.EntriesBegin);
   free(l);

@@ -399,6 +399,23 @@ int loader_contains(const struct emu_image *img, const void *addr) {
          a - (uintptr_t)img->mem < img->memsize;
 }
 
+void loader_writable_runs(const struct emu_image *img,
+                          void (*fn)(void *arg, uintptr_t lo, size_t len),
+                          void *arg) {
+  size_t pages = img->memsize / EMU_PAGE;
+  for (size_t p = 0; p < pages;) {
+    if (!(img->prot[p] & PROT_WRITE)) {
+      p++;
+      continue;
+    }
+    size_t q = p + 1;
+    while (q < pages && (img->prot[q] & PROT_WRITE))
+      q++;
+    fn(arg, (uintptr_t)img->mem + p * EMU_PAGE, (q - p) * EMU_PAGE);
+    p = q;
+  }
+}
+
 uintptr_t loader_base(const struct emu_image *img) {
   return (uintptr_t)img->mem;
 }

@@ -42,6 +42,13 @@ uintptr_t loader_base(const struct emu_image *img);
 size_t loader_span(const struct emu_image *img);
 const char *loader_label(const struct emu_image *img);
 
+/* The writable pages of IMG's span (its data and bss, where a kernel can
+ * leave a value for a later one), a run of them at a time: FN(ARG, LO,
+ * LEN) for each. */
+void loader_writable_runs(const struct emu_image *img,
+                          void (*fn)(void *arg, uintptr_t lo, size_t len),
+                          void *arg);
+
 /* A GPU-style kernel of an image (flang 22's, docs/abi-clang22.md section
  * 7.2): its entry address and its KernelEnvironment, the object the image
  * defines as "<kernel>_kernel_environment". */
