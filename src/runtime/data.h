@@ -48,6 +48,11 @@ struct rt_op {
    * arguments need no second lookup.  NULL otherwise. */
   const struct rt_args *arg_list;
   uintptr_t *arg_tgt;
+  /* The launch's plan of that list (data_begin_end.c, plan), kept from
+   * data begin to data end; PLANNED once made.  NULL otherwise. */
+  int32_t *plan_order;
+  int *plan_members;
+  int planned;
   /* This construct's stamp on the entries it allocates (map_entry.born):
    * set by data begin when the list may attach (ATTACH entries, mappers)
    * or has members, else 0. */

@@ -359,17 +359,37 @@ static int list_stamps(const struct rt_args *a) {
   return 0;
 }
 
+/* The plan of list A (rt_plan_list) in *ORDER and *HAS_MEMBERS.  A
+ * launch's own list is planned once, by its data begin, and its data end
+ * takes the same plan (OP's buffers): the list does not change while the
+ * kernel runs. */
+static int plan(struct rt_op *op, const struct rt_args *a, int32_t **order,
+                int **has_members) {
+  if (a != op->arg_list || !op->plan_order)
+    return rt_plan_list(a, *order, *has_members);
+  if (!op->planned) {
+    if (rt_plan_list(a, op->plan_order, op->plan_members))
+      return -1;
+    op->planned = 1;
+  }
+  *order = op->plan_order;
+  *has_members = op->plan_members;
+  return 0;
+}
+
 int rt_data_begin(struct rt_op *op, const struct rt_args *a) {
   if (a->n <= 0)
     return 0;
-  LIST_BUF(int32_t, order, a->n);
-  LIST_BUF(int, has_members, a->n);
+  LIST_BUF(int32_t, order_own, a->n);
+  LIST_BUF(int, members_own, a->n);
+  int32_t *order = order_own;
+  int *has_members = members_own;
   int rc = -1;
   if (!order || !has_members) {
     rt_err("out of memory mapping %d arguments", (int)a->n);
     goto out;
   }
-  if (rt_plan_list(a, order, has_members))
+  if (plan(op, a, &order, &has_members))
     goto out;
   /* Only this construct's ATTACH entries and entries without a reference
    * of their own compare stamps (attach_entries.c, get_target_pointer),
@@ -404,8 +424,8 @@ int rt_data_begin(struct rt_op *op, const struct rt_args *a) {
     goto out;
   rc = 0;
 out:
-  LIST_FREE(order);
-  LIST_FREE(has_members);
+  LIST_FREE(order_own);
+  LIST_FREE(members_own);
   return rc;
 }
 
@@ -679,8 +699,10 @@ static int dealloc_one(struct rt_op *op, const struct dealloc *x) {
 int rt_data_end(struct rt_op *op, const struct rt_args *a) {
   if (a->n <= 0)
     return 0;
-  LIST_BUF(int32_t, order, a->n);
-  LIST_BUF(int, has_members, a->n);
+  LIST_BUF(int32_t, order_own, a->n);
+  LIST_BUF(int, members_own, a->n);
+  int32_t *order = order_own;
+  int *has_members = members_own;
   LIST_BUF(struct dealloc, del, a->n);
   int ndel = 0, rc = -1;
   uintptr_t mapper_base = 0;
@@ -696,7 +718,7 @@ int rt_data_end(struct rt_op *op, const struct rt_args *a) {
     rs.v = calloc(cap, sizeof *rs.v); /* NULL: walks, as a short list does */
     rs.mask = cap - 1;
   }
-  if (rt_plan_list(a, order, has_members))
+  if (plan(op, a, &order, &has_members))
     goto out;
   for (int32_t k = a->n - 1; k >= 0; k--) {
     int32_t i = order[k];
@@ -747,8 +769,8 @@ int rt_data_end(struct rt_op *op, const struct rt_args *a) {
   }
   rc = 0;
 out:
-  LIST_FREE(order);
-  LIST_FREE(has_members);
+  LIST_FREE(order_own);
+  LIST_FREE(members_own);
   LIST_FREE(del);
   free(rs.v);
   return rc;

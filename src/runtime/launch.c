@@ -252,9 +252,12 @@ static int run_target(struct rt_op *op, const struct rt_launch *l) {
   LIST_BUF(int, pos, a->n);
   LIST_BUF(void *, priv, a->n);
   LIST_BUF(uintptr_t, arg_tgt, a->n);
+  LIST_BUF(int32_t, plan_order, a->n);
+  LIST_BUF(int, plan_members, a->n);
   struct kargs k = {.args = args, .offs = offs, .pos = pos, .priv = priv};
   int rc = -1;
-  if (!args || !offs || !pos || !priv || !arg_tgt) {
+  if (!args || !offs || !pos || !priv || !arg_tgt || !plan_order ||
+      !plan_members) {
     rt_err("out of memory launching " OMPEMU_PTR, OMPEMU_P(l->host_ptr));
     goto out;
   }
@@ -262,6 +265,9 @@ static int run_target(struct rt_op *op, const struct rt_launch *l) {
     memset(arg_tgt, 0, (size_t)a->n * sizeof *arg_tgt);
     op->arg_list = a;
     op->arg_tgt = arg_tgt;
+    op->plan_order = plan_order;
+    op->plan_members = plan_members;
+    op->planned = 0;
   }
   if (l->prepend_dyn_ptr) {
     k.args[0] = (void *)~(uintptr_t)0;
@@ -313,8 +319,12 @@ out:
   LIST_FREE(pos);
   LIST_FREE(priv);
   LIST_FREE(arg_tgt);
+  LIST_FREE(plan_order);
+  LIST_FREE(plan_members);
   op->arg_list = NULL;
   op->arg_tgt = NULL;
+  op->plan_order = NULL;
+  op->plan_members = NULL;
   return rc;
 }
 

@@ -235,8 +235,18 @@ int arena_held_check(struct emu_arena *a);
 int arena_donor_add(struct emu_arena *a, uintptr_t p, size_t len);
 int arena_donor_take(struct emu_arena *a, uintptr_t p, size_t body);
 void arena_donors_release(struct emu_arena *a);
-/* The live block whose extent holds P, or NULL. */
-struct anode *arena_extent_of(const struct emu_arena *a, uintptr_t p);
+/* The live block whose extent holds P, or NULL.  Caller holds the lock.
+ * Here, not in arena_query.c: arena_holders.c asks it too, and
+ * arena_query.c calls into arena_holders.c. */
+static inline struct anode *arena_extent_of(const struct emu_arena *a,
+                                            uintptr_t p) {
+  struct anode *n = aslots_get(&a->bystart, p);
+  if (n)
+    return n;
+  uintptr_t k = abits_floor(&a->starts, p);
+  n = k ? aslots_get(&a->bystart, k) : NULL;
+  return n && p < k + n->len ? n : NULL;
+}
 int arena_settled_unlocked(struct emu_arena *a, uintptr_t p, size_t size);
 /* Check mode: report overwritten slack around live block N; 1 if all of
  * it was found to hold the poison. */

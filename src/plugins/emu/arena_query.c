@@ -115,16 +115,6 @@ int arena_check_slack(struct emu_arena *a, struct anode *n,
 }
 
 
-/* The live block whose extent holds P, or NULL.  Caller holds the lock. */
-struct anode *arena_extent_of(const struct emu_arena *a, uintptr_t p) {
-  struct anode *n = aslots_get(&a->bystart, p);
-  if (n)
-    return n;
-  uintptr_t k = abits_floor(&a->starts, p);
-  n = k ? aslots_get(&a->bystart, k) : NULL;
-  return n && p < k + n->len ? n : NULL;
-}
-
 /* 1 if [P, P+SIZE) lies in N's block: only the bytes asked for count; a
  * copy into the alignment padding is an overflow on a real device too. */
 static int in_block(const struct anode *n, uintptr_t p, size_t size) {
