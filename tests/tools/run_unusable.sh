@@ -104,6 +104,38 @@ for f in nomagic arm exec; do
 done
 dump_says "ompemu-dump: the NVIDIA image: the runtime's reason (exit 3)" cuda 3 \
   "no device can run its target regions: its image 0 is for nvidia devices"
+# A descriptor whose one image is empty (its ImageEnd relocated to its
+# ImageStart): the runtime's error about it names addresses of
+# ompemu-dump's own process, which change from run to run; the dump says
+# it in its own words, the same every time.
+python3 - hello empty <<'EOF'
+import struct, subprocess, sys
+src, dst = sys.argv[1], sys.argv[2]
+b = bytearray(open(src, 'rb').read())
+nm = subprocess.run(['nm', src], capture_output=True, text=True).stdout
+imgs = [int(l.split()[0], 16) for l in nm.splitlines()
+        if l.endswith(' .omp_offloading.device_images')][0]
+shoff, = struct.unpack_from('<Q', b, 0x28)
+shentsize, shnum = struct.unpack_from('<HH', b, 0x3a)
+rel = {}
+for i in range(shnum):
+    _, ty, _, _, off, sz, _, _, _, _ = struct.unpack_from('<IIQQQQIIQQ', b, shoff + i * shentsize)
+    for r in (range(off, off + sz, 24) if ty == 4 else ()):
+        rel[struct.unpack_from('<Q', b, r)[0]] = r
+start, = struct.unpack_from('<q', b, rel[imgs] + 16)
+struct.pack_into('<q', b, rel[imgs + 8] + 16, start)
+open(dst, 'wb').write(b)
+EOF
+"$B/ompemu-dump" empty >dump1.txt 2>dump1.err; st1=$?
+"$B/ompemu-dump" empty >dump2.txt 2>dump2.err; st2=$?
+if [ $st1 = 2 ] && [ $st2 = 2 ] && ! grep -q 'ompemu: error:' dump1.err &&
+   cmp -s dump1.txt dump2.txt && cmp -s dump1.err dump2.err &&
+   grep -qF "none of its 1 images can be read" dump1.txt; then
+  ok "ompemu-dump, an empty image: its own note, no runtime error line, the same twice"
+else
+  nok "ompemu-dump, an empty image: its own note, no runtime error line, the same twice" \
+    "exit $st1 $st2" "$(head -c 1500 dump1.err)" "$(diff dump1.txt dump2.txt | head -c 500)"
+fi
 "$B/ompemu-dump" --json arm >dump.json 2>/dev/null; st=$?
 if [ $st = 3 ] && python3 -c '
 import json, sys
