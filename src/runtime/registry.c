@@ -325,7 +325,11 @@ static void unclaimed_why(const struct rt_lib *l, const struct rt_image *img,
                           char *why, size_t len) {
   const char *env = getenv("OMPEMU_PLUGINS");
   const char *kind = image_kind(img);
-  if (!rt_state.plugins && !rt_plugins_deferred(NULL))
+  char none[256];
+  if (!rt_state.plugins && rt_plugin_without_device(NULL, none, sizeof none))
+    snprintf(why, len, "%s%s%s%s", none, env ? " (OMPEMU_PLUGINS=" : "",
+             env ? env : "", env ? ")" : "");
+  else if (!rt_state.plugins && !rt_plugins_deferred(NULL))
     snprintf(why, len, "no plugin is loaded%s%s%s", env ? " (OMPEMU_PLUGINS="
              : "", env ? env : "", env ? ")" : "");
   else if (kind && strcmp(kind, "host") && !plugin_of_kind(kind))
