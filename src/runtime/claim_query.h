@@ -18,9 +18,12 @@
  * reason the registration gives before it stops the program, naming the
  * object NAME.  Returns the number of images claimed (0: the
  * registration stops the program); -1 when DESC or all its images cannot
- * be read, which registers nothing (WHY says so). */
+ * be read, which registers nothing (WHY says so).  QUIET: the runtime
+ * and the plugins it loads print nothing meanwhile (their errors about a
+ * damaged image name addresses of the asking process; the tool says what
+ * matters in its own terms). */
 typedef int ompemu_claim_images_fn(__tgt_bin_desc *desc, const char *name,
                                    const char **plugin, char *why,
-                                   size_t whylen);
+                                   size_t whylen, int quiet);
 
 #endif

@@ -119,6 +119,11 @@ RT_HIDDEN int rt_plugins_deferred(const char *kind);
  * order, with room for its devices (not yet in use) and the libraries
  * registered so far.  Returns how many joined. */
 RT_HIDDEN int rt_plugins_probe(const char *kind);
+/* Whether a plugin that serves KIND (NULL: any; one of unknown kind serves
+ * any) loaded with no device: 1 with WHY = "plugin NAME has no device" and
+ * the setting that made it so, if known. */
+RT_HIDDEN int rt_plugin_without_device(const char *kind, char *why,
+                                       size_t len);
 /* At exit: free the device array (and the ones it replaced). */
 RT_HIDDEN void rt_devices_free(void);
 /* Device kind a plugin serves or an arch names: "host", "nvidia", "amd"

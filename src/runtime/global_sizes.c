@@ -3,7 +3,8 @@
  * hand-lowered entry table): LLVM maps the host's size without a word, so
  * the device copy is copied only in part, or the copies write past it.
  * ompemu maps it the same way and says so once per variable and image,
- * at registration. */
+ * at registration.  An entry with a size that the image defines as a
+ * function is a kernel's whose size field is damaged: said as such. */
 #include "config.h"
 #include "core.h"
 #include "entry_table.h"
@@ -20,20 +21,26 @@ static int plain_variable(const __tgt_offload_entry *e) {
 
 static void check_image(const struct rt_lib *l, const struct rt_image *img,
                         const char **names, const __tgt_offload_entry **ents,
-                        size_t n, uint64_t *sizes) {
+                        size_t n, uint64_t *sizes, unsigned char *func) {
   const __tgt_device_image *d = img->image;
   if (!d->ImageStart || d->ImageEnd <= d->ImageStart)
     return;
   if (rt_image_symbol_sizes(d->ImageStart,
                             (size_t)((const char *)d->ImageEnd -
                                      (const char *)d->ImageStart),
-                            names, n, sizes) != 0)
+                            names, n, sizes, func) != 0)
     return;
   for (size_t i = 0; i < n; i++) {
     uint64_t host = ents[i]->size, dev = sizes[i];
-    if (dev == RT_NO_SYMBOL || dev == host)
+    if (dev == RT_NO_SYMBOL || (dev == host && !func[i]))
       continue;
-    if (dev > host)
+    if (func[i])
+      ompemu_warning("ompemu", "%s: host entry %s is the entry of a kernel "
+                     "(device image %d defines it as a function) with a size "
+                     "field of %" PRIu64 ", where 0 is expected: it is taken "
+                     "for a variable of that size (a damaged entry table?)",
+                     rt_lib_name(l), names[i], img->index, host);
+    else if (dev > host)
       ompemu_warning("ompemu", "%s: declare target variable %s is %" PRIu64
                      " bytes on the host and %" PRIu64 " bytes in device "
                      "image %d: only its first %" PRIu64 " bytes are copied "
@@ -59,7 +66,8 @@ void rt_check_global_sizes(const struct rt_lib *l) {
   const char **names = malloc(n * sizeof *names);
   const __tgt_offload_entry **ents = malloc(n * sizeof *ents);
   uint64_t *sizes = malloc(n * sizeof *sizes);
-  if (names && ents && sizes) {
+  unsigned char *func = malloc(n);
+  if (names && ents && sizes && func) {
     size_t j = 0;
     for (size_t k = 0; k < total; k++)
       if (plain_variable(&l->host_begin[k])) {
@@ -68,8 +76,9 @@ void rt_check_global_sizes(const struct rt_lib *l) {
       }
     for (int i = 0; i < l->nimages; i++)
       if (l->images[i].plugin)
-        check_image(l, &l->images[i], names, ents, n, sizes);
+        check_image(l, &l->images[i], names, ents, n, sizes, func);
   }
+  free(func);
   free(names);
   free(ents);
   free(sizes);

@@ -8,7 +8,8 @@
 
 /* Fill the sizes still unknown from the symbol table section SCN. */
 static void from_table(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh,
-                       const char *const *names, size_t n, uint64_t *sizes) {
+                       const char *const *names, size_t n, uint64_t *sizes,
+                       unsigned char *func) {
   Elf_Data *data = elf_getdata(scn, NULL);
   if (!data || !sh->sh_entsize)
     return;
@@ -21,16 +22,22 @@ static void from_table(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh,
     if (!name || !*name)
       continue;
     for (size_t i = 0; i < n; i++)
-      if (sizes[i] == RT_NO_SYMBOL && names[i] && !strcmp(names[i], name))
+      if (sizes[i] == RT_NO_SYMBOL && names[i] && !strcmp(names[i], name)) {
         sizes[i] = s.st_size;
+        if (func)
+          func[i] = GELF_ST_TYPE(s.st_info) == STT_FUNC;
+      }
   }
 }
 
 int rt_image_symbol_sizes(const void *start, size_t len,
                           const char *const *names, size_t n,
-                          uint64_t *sizes) {
-  for (size_t i = 0; i < n; i++)
+                          uint64_t *sizes, unsigned char *func) {
+  for (size_t i = 0; i < n; i++) {
     sizes[i] = RT_NO_SYMBOL;
+    if (func)
+      func[i] = 0;
+  }
   if (elf_version(EV_CURRENT) == EV_NONE)
     return -1;
   Elf *e = elf_memory((char *)start, len);
@@ -46,7 +53,7 @@ int rt_image_symbol_sizes(const void *start, size_t len,
     while ((scn = elf_nextscn(e, scn))) {
       GElf_Shdr sh;
       if (gelf_getshdr(scn, &sh) && sh.sh_type == order[o])
-        from_table(e, scn, &sh, names, n, sizes);
+        from_table(e, scn, &sh, names, n, sizes, func);
     }
   }
   elf_end(e);

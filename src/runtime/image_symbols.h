@@ -14,10 +14,11 @@
 
 /* SIZES[i] gets the st_size of the symbol named NAMES[i] that the ELF
  * image [START, START+LEN) defines (.dynsym first, then .symtab), or
- * RT_NO_SYMBOL when it defines none.  0; -1 when libelf cannot read the
- * image (every size RT_NO_SYMBOL). */
+ * RT_NO_SYMBOL when it defines none; FUNC[i] (FUNC may be NULL) whether
+ * that symbol is a function (a kernel's entry, not a variable's).  0; -1
+ * when libelf cannot read the image (every size RT_NO_SYMBOL). */
 RT_HIDDEN int rt_image_symbol_sizes(const void *start, size_t len,
                                     const char *const *names, size_t n,
-                                    uint64_t *sizes);
+                                    uint64_t *sizes, unsigned char *func);
 
 #endif

@@ -30,15 +30,20 @@
  * whether the default list loads it: at the first registration, or
  * ("lazy") only when probed; either way a lazy one is optional: only from
  * next to libomptarget.so, silently skipped when it was not built.  Any
- * other plugin can be named in OMPEMU_PLUGINS; its kind is then unknown. */
+ * other plugin can be named in OMPEMU_PLUGINS; its kind is then unknown.
+ * COUNT: the setting that gives its number of devices, if it has one. */
 static const struct known_plugin {
   const char *name, *kind;
   enum { NOT_DEFAULT, DEFAULT, DEFAULT_LAZY } load;
+  const char *count;
 } known_plugins[] = {
-    {"emu", "host", DEFAULT},       {"cuda", "nvidia", DEFAULT_LAZY},
-    {"hsa", "amd", DEFAULT_LAZY},   {"x86_64", "host", NOT_DEFAULT},
-    {"aarch64", "host", NOT_DEFAULT}, {"ppc64", "host", NOT_DEFAULT},
-    {"amdgpu", "amd", NOT_DEFAULT},
+    {"emu", "host", DEFAULT, "OMPEMU_NUM_DEVICES"},
+    {"cuda", "nvidia", DEFAULT_LAZY, NULL},
+    {"hsa", "amd", DEFAULT_LAZY, NULL},
+    {"x86_64", "host", NOT_DEFAULT, NULL},
+    {"aarch64", "host", NOT_DEFAULT, NULL},
+    {"ppc64", "host", NOT_DEFAULT, NULL},
+    {"amdgpu", "amd", NOT_DEFAULT, NULL},
 };
 #define NKNOWN (sizeof known_plugins / sizeof known_plugins[0])
 
@@ -48,6 +53,13 @@ static struct {
   int order;
 } deferred[NKNOWN];
 static int ndeferred;
+
+/* Plugins that loaded but have no device (their names), so that a program
+ * none of whose images can run is told so rather than that its images were
+ * refused (registry.c). */
+#define NODEVICE_MAX 16
+static char *nodevice[NODEVICE_MAX];
+static int nnodevice;
 
 /* Device arrays replaced by larger ones, freed at exit. */
 struct retired {
@@ -175,6 +187,8 @@ struct rt_plugin *rt_plugin_open(const char *spec, int own_dir_only,
   p->num_devices = p->number_of_devices();
   if (p->num_devices <= 0) {
     snprintf(why, whylen, "it has no device");
+    if (nnodevice < NODEVICE_MAX)
+      nodevice[nnodevice++] = strdup(p->name);
     RT_TRACE(1, "plugin %s (%s): %d devices, skipped", p->name, p->path,
              p->num_devices);
     goto drop;
@@ -223,6 +237,22 @@ static const struct known_plugin *known(const char *name) {
     if (!strcmp(name, known_plugins[i].name))
       return &known_plugins[i];
   return NULL;
+}
+
+int rt_plugin_without_device(const char *kind, char *why, size_t len) {
+  for (int i = 0; i < nnodevice; i++) {
+    const struct known_plugin *k = nodevice[i] ? known(nodevice[i]) : NULL;
+    if (!nodevice[i] || (kind && k && strcmp(k->kind, kind)))
+      continue;
+    const char *set = k && k->count ? getenv(k->count) : NULL;
+    if (set)
+      snprintf(why, len, "plugin %s has no device (%s=%s)", nodevice[i],
+               k->count, set);
+    else
+      snprintf(why, len, "plugin %s has no device", nodevice[i]);
+    return 1;
+  }
+  return 0;
 }
 
 /* Room in rt_state.devices for the EXTRA devices of a plugin joining the
@@ -311,6 +341,8 @@ int rt_plugins_probe(const char *kind) {
 }
 
 void rt_devices_free(void) {
+  while (nnodevice > 0)
+    free(nodevice[--nnodevice]);
   free(rt_state.devices);
   rt_state.devices = NULL;
   devices_cap = devices_loaded = 0;
@@ -371,8 +403,10 @@ void rt_load_plugins_locked(void) {
     }
     char why[512];
     struct rt_plugin *p = rt_plugin_open(tok, optional, why, sizeof why);
-    /* A plugin the user named (OMPEMU_PLUGINS, without '?') must load. */
-    if (!p && from_env && !optional)
+    /* A plugin the user named (OMPEMU_PLUGINS, without '?') must load; one
+     * that loads with no device is said below, or by the registration
+     * that finds nothing else to run the program. */
+    if (!p && from_env && !optional && strcmp(why, "it has no device"))
       ompemu_error("ompemu", "OMPEMU_PLUGINS names plugin %s, which cannot "
                    "be used: %s", tok, why);
     if (!p)
@@ -383,6 +417,9 @@ void rt_load_plugins_locked(void) {
     total += p->num_devices;
   }
   free(list);
+  for (int i = 0; from_env && rt_state.plugins && i < nnodevice; i++)
+    ompemu_warning("ompemu", "OMPEMU_PLUGINS names plugin %s, which has no "
+                   "device: the run goes on without it", nodevice[i]);
   if (grow_devices(total)) {
     while (rt_state.plugins) {
       struct rt_plugin *p = rt_state.plugins;

@@ -9,11 +9,13 @@
 #include "core.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 static int rt_exiting; /* shutdown done: registrations are ignored */
 
@@ -323,7 +325,11 @@ static void unclaimed_why(const struct rt_lib *l, const struct rt_image *img,
                           char *why, size_t len) {
   const char *env = getenv("OMPEMU_PLUGINS");
   const char *kind = image_kind(img);
-  if (!rt_state.plugins && !rt_plugins_deferred(NULL))
+  char none[256];
+  if (!rt_state.plugins && rt_plugin_without_device(NULL, none, sizeof none))
+    snprintf(why, len, "%s%s%s%s", none, env ? " (OMPEMU_PLUGINS=" : "",
+             env ? env : "", env ? ")" : "");
+  else if (!rt_state.plugins && !rt_plugins_deferred(NULL))
     snprintf(why, len, "no plugin is loaded%s%s%s", env ? " (OMPEMU_PLUGINS="
              : "", env ? env : "", env ? ")" : "");
   else if (kind && strcmp(kind, "host") && !plugin_of_kind(kind))
@@ -368,20 +374,47 @@ static int refuse_unrunnable(const struct rt_lib *l) {
   return !mandatory;
 }
 
+/* Send stderr to /dev/null: what the runtime and its plugins would print
+ * (plugins print some lines themselves, not through the runtime).  The
+ * saved stderr to give to unmute_stderr; -1 when it could not be done. */
+static int mute_stderr(void) {
+  fflush(stderr);
+  int saved = fcntl(2, F_DUPFD_CLOEXEC, 3);
+  int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+  if (saved < 0 || null < 0 || dup2(null, 2) < 0) {
+    if (saved >= 0)
+      close(saved);
+    saved = -1;
+  }
+  if (null >= 0)
+    close(null);
+  return saved;
+}
+
+static void unmute_stderr(int saved) {
+  if (saved < 0)
+    return;
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+}
+
 /* claim_query.h: the claims of a registration, for ompemu-dump. */
 RT_EXPORT int ompemu_claim_images(__tgt_bin_desc *desc, const char *name,
                                   const char **plugin, char *why,
-                                  size_t whylen) {
+                                  size_t whylen, int quiet) {
   int n = desc && desc->NumDeviceImages > 0 ? desc->NumDeviceImages : 0;
   for (int i = 0; i < n; i++)
     plugin[i] = NULL;
   if (whylen)
     why[0] = '\0';
   rt_state_lock();
+  int saved = quiet ? mute_stderr() : -1;
   load_plugins_once();
   struct rt_lib *l = desc ? lib_new(desc, name) : NULL;
   pending_arch_free();
   if (!l) {
+    unmute_stderr(saved);
     rt_state_unlock();
     snprintf(why, whylen, "its descriptor cannot be read");
     return -1;
@@ -403,6 +436,7 @@ RT_EXPORT int ompemu_claim_images(__tgt_bin_desc *desc, const char *name,
     unclaimed_why(l, &l->images[0], why, whylen);
   }
   lib_free(l);
+  unmute_stderr(saved);
   rt_state_unlock();
   return claimed;
 }

@@ -10,6 +10,7 @@ EXTRA_DIST += tests/lowered/README.md tests/lowered/run.sh \
 	tests/lowered/refcount.host.c tests/lowered/refcount.dev.c \
 	tests/lowered/literal.host.c tests/lowered/literal.dev.c \
 	tests/lowered/globalsize.host.c tests/lowered/globalsize.dev.c \
+	tests/lowered/kernelsize.host.c tests/lowered/kernelsize.dev.c \
 	tests/lowered/dsolib.host.c tests/lowered/dsolib.dev.c \
 	tests/lowered/dsomain.c
 clean-local: clean-lowered

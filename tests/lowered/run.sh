@@ -18,7 +18,7 @@ CC=${CC:-cc}
 LLVM14_LIBDIR=${LLVM14_LIBDIR:-/usr/lib/llvm-14/lib}
 T=$S/tests/lowered
 WRAP=$B/ompemu-wrap
-NTESTS=19
+NTESTS=20
 
 mode=${OMPEMU_LOWERED_RUNTIME:-auto}
 if [ "$mode" = auto ]; then
@@ -128,6 +128,20 @@ if [ "$mode" = ompemu ]; then
   report "a global of another size on the device: runs, said at registration and by ompemu-dump" $?
 else
   report "a global of another size on the device: runs (LLVM 14 says nothing)" $st
+fi
+# A kernel's entry with a size field of 64 (0 expected): said as a
+# kernel's entry, by the runtime and by ompemu-dump, never as a variable.
+simple kernelsize >/dev/null
+st=$?
+if [ "$mode" = ompemu ]; then
+  [ $st -eq 0 ] &&
+    grep -qF "ompemu: warning: ./kernelsize: host entry __omp_offloading_lowered_kernelsize_l9 is the entry of a kernel (device image 0 defines it as a function) with a size field of 64, where 0 is expected" "$log" &&
+    "$B/ompemu-dump" kernelsize >>"$log" 2>&1 &&
+    grep -qF "warning: host entry __omp_offloading_lowered_kernelsize_l9 is the entry of a kernel (this image defines it as a function) with a size field of 64, where 0 is expected" "$log" &&
+    ! grep -q "declare target variable" "$log"
+  report "a kernel's entry with a size: said as a kernel's, at registration and by ompemu-dump" $?
+else
+  report "a kernel's entry with a size: runs (LLVM 14 says nothing)" $st
 fi
 simple literal; report "an int passed by value (LITERAL, 4 bytes) in a pointer-sized slot" $?
 # The rest of that slot reads as a host data address: the checking mode

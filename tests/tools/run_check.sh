@@ -80,6 +80,10 @@ ln -sf libomp.so.5 newomp/libomp.so
 build $CC -o p22 prog.c -L"$L" -lomptarget
 # The same with an RPATH (not a RUNPATH) to LLVM's directory.
 build $CC -o p22-rpath prog.c -L"$L" -lomptarget -Wl,--disable-new-dtags -Wl,-rpath,"$L"
+# An RPATH directory with a space in its name (ld.so --list prints the
+# path whole: it must not be split there).
+mkdir -p "$W/llvm dir" && cp "$L/libomptarget.so.22.1" "$W/llvm dir/"
+build $CC -o p22-space prog.c -L"$L" -lomptarget -Wl,--disable-new-dtags -Wl,-rpath,"$W/llvm dir"
 # ... and with a RUNPATH, as clang 14 and 16 link.
 build $CC -o p22-runpath prog.c -L"$L" -lomptarget -Wl,--enable-new-dtags -Wl,-rpath,"$L"
 # A name ompemu does not answer to.
@@ -106,6 +110,12 @@ check_out "$ON_OMPEMU" "... and it ran on ompemu"
 expect "an RPATH to LLVM's directory is refused, naming the RPATH" 125 \
   "has the RPATH $L, which the dynamic loader searches before LD_LIBRARY_PATH, so it would load LLVM's $L/libomptarget.so.22.1" \
   "$RUN" ./p22-rpath
+expect "an RPATH directory with a space in its name is refused too" 125 \
+  "would load $W/llvm dir/libomptarget.so.22.1, another OpenMP offload runtime" \
+  "$RUN" ./p22-space
+expect "a program found through an empty PATH entry (the current directory) runs" 0 "" \
+  env PATH=":$PATH" "$RUN" p22
+check_out "$ON_OMPEMU" "... on ompemu's runtime"
 expect "LD_PRELOAD of another runtime is refused" 125 \
   "LD_PRELOAD loads $L/libomptarget.so.22.1, another OpenMP offload runtime" \
   env LD_PRELOAD="$L/libomptarget.so.22.1" "$RUN" ./p22

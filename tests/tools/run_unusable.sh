@@ -80,6 +80,38 @@ expect "OMP_TARGET_OFFLOAD=mandatory: said, then LLVM's mandatory failure" 134 \
   env OMP_TARGET_OFFLOAD=mandatory "$RUN" ./nomagic
 expect "a misspelt OMPEMU_PLUGINS: said, not run on the host" 125 \
   "OMPEMU_PLUGINS names plugin emu2, which cannot be used" env OMPEMU_PLUGINS=emu2 "$RUN" ./hello
+expect "OMPEMU_NUM_DEVICES=0: the emu plugin's missing device is the reason" 125 \
+  "./hello: no device can run its target regions: plugin emu has no device (OMPEMU_NUM_DEVICES=0)" \
+  env OMPEMU_NUM_DEVICES=0 "$RUN" ./hello
+# The cuda plugin of this build has no device without a GPU (and driver):
+# named alone it is the reason; named with emu, a warning and emu runs it.
+if [ -e "$B/.libs/libomptarget.rtl.cuda.so" ] &&
+   OMPEMU_PLUGINS=cuda "$RUN" ./hello >out.txt 2>err.txt; [ $? = 125 ]; then
+  expect "OMPEMU_PLUGINS=cuda without a GPU: the plugin's missing device is the reason" 125 \
+    "./hello: no device can run its target regions: plugin cuda has no device (OMPEMU_PLUGINS=cuda)" \
+    env OMPEMU_PLUGINS=cuda "$RUN" ./hello
+  expect "OMPEMU_PLUGINS=cuda,emu without a GPU: a warning, emu runs it" 0 \
+    "ompemu: warning: OMPEMU_PLUGINS names plugin cuda, which has no device: the run goes on without it" \
+    env OMPEMU_PLUGINS=cuda,emu "$RUN" ./hello
+  if grep -q 'error' err.txt; then
+    nok "OMPEMU_PLUGINS=cuda,emu without a GPU: no error line" "$(head -c 1500 err.txt)"
+  else
+    ok "OMPEMU_PLUGINS=cuda,emu without a GPU: no error line"
+  fi
+  OMPEMU_PLUGINS=cuda "$B/ompemu-dump" hello >dump.txt 2>dump.err; st=$?
+  if [ $st = 3 ] && [ ! -s dump.err ] &&
+     grep -qF "no device can run its target regions: plugin cuda has no device" dump.txt; then
+    ok "ompemu-dump, OMPEMU_PLUGINS=cuda without a GPU: the reason, nothing from the plugin on stderr"
+  else
+    nok "ompemu-dump, OMPEMU_PLUGINS=cuda without a GPU: the reason, nothing from the plugin on stderr" \
+      "exit $st" "$(head -c 1500 dump.err)"
+  fi
+else
+  for t in "OMPEMU_PLUGINS=cuda without a GPU" "OMPEMU_PLUGINS=cuda,emu without a GPU" \
+           "OMPEMU_PLUGINS=cuda,emu: no error line" "ompemu-dump, OMPEMU_PLUGINS=cuda"; do
+    n=$((n + 1)); echo "ok $n - $t # SKIP no cuda plugin built, or it has a device"
+  done
+fi
 
 # dump_says NAME FILE STATUS TEXT...: ompemu-dump FILE exits STATUS and
 # prints every TEXT.
@@ -104,6 +136,40 @@ for f in nomagic arm exec; do
 done
 dump_says "ompemu-dump: the NVIDIA image: the runtime's reason (exit 3)" cuda 3 \
   "no device can run its target regions: its image 0 is for nvidia devices"
+OMPEMU_NUM_DEVICES=0 dump_says "ompemu-dump, OMPEMU_NUM_DEVICES=0: the emu plugin has no device (exit 3)" \
+  hello 3 "no device can run its target regions: plugin emu has no device (OMPEMU_NUM_DEVICES=0)"
+# A descriptor whose one image is empty (its ImageEnd relocated to its
+# ImageStart): the runtime's error about it names addresses of
+# ompemu-dump's own process, which change from run to run; the dump says
+# it in its own words, the same every time.
+python3 - hello empty <<'EOF'
+import struct, subprocess, sys
+src, dst = sys.argv[1], sys.argv[2]
+b = bytearray(open(src, 'rb').read())
+nm = subprocess.run(['nm', src], capture_output=True, text=True).stdout
+imgs = [int(l.split()[0], 16) for l in nm.splitlines()
+        if l.endswith(' .omp_offloading.device_images')][0]
+shoff, = struct.unpack_from('<Q', b, 0x28)
+shentsize, shnum = struct.unpack_from('<HH', b, 0x3a)
+rel = {}
+for i in range(shnum):
+    _, ty, _, _, off, sz, _, _, _, _ = struct.unpack_from('<IIQQQQIIQQ', b, shoff + i * shentsize)
+    for r in (range(off, off + sz, 24) if ty == 4 else ()):
+        rel[struct.unpack_from('<Q', b, r)[0]] = r
+start, = struct.unpack_from('<q', b, rel[imgs] + 16)
+struct.pack_into('<q', b, rel[imgs + 8] + 16, start)
+open(dst, 'wb').write(b)
+EOF
+"$B/ompemu-dump" empty >dump1.txt 2>dump1.err; st1=$?
+"$B/ompemu-dump" empty >dump2.txt 2>dump2.err; st2=$?
+if [ $st1 = 2 ] && [ $st2 = 2 ] && ! grep -q 'ompemu: error:' dump1.err &&
+   cmp -s dump1.txt dump2.txt && cmp -s dump1.err dump2.err &&
+   grep -qF "none of its 1 images can be read" dump1.txt; then
+  ok "ompemu-dump, an empty image: its own note, no runtime error line, the same twice"
+else
+  nok "ompemu-dump, an empty image: its own note, no runtime error line, the same twice" \
+    "exit $st1 $st2" "$(head -c 1500 dump1.err)" "$(diff dump1.txt dump2.txt | head -c 500)"
+fi
 "$B/ompemu-dump" --json arm >dump.json 2>/dev/null; st=$?
 if [ $st = 3 ] && python3 -c '
 import json, sys

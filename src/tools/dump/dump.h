@@ -74,6 +74,7 @@ struct dump_devimage {
 struct dump_size_diff {
   char *name;
   uint64_t host, dev;
+  int kernel; /* the image defines it as a function: a kernel's entry */
 };
 
 struct dump_image {

@@ -89,14 +89,15 @@ static void size_diffs(const struct dump_desc *d, struct dump_image *im,
   size_t len = desc.code_size;
   const char **names = calloc(d->nhost ? d->nhost : 1, sizeof *names);
   uint64_t *sizes = calloc(d->nhost ? d->nhost : 1, sizeof *sizes);
-  if (names && sizes) {
+  unsigned char *func = calloc(d->nhost ? d->nhost : 1, 1);
+  if (names && sizes && func) {
     for (size_t h = 0; h < d->nhost; h++)
       if (d->host[h].size && d->host[h].name && !d->host[h].flags)
         names[h] = d->host[h].name;
-    if (rt_image_symbol_sizes(code, len, names, d->nhost, sizes) == 0)
+    if (rt_image_symbol_sizes(code, len, names, d->nhost, sizes, func) == 0)
       for (size_t h = 0; h < d->nhost; h++) {
         if (!names[h] || sizes[h] == RT_NO_SYMBOL ||
-            sizes[h] == d->host[h].size)
+            (sizes[h] == d->host[h].size && !func[h]))
           continue;
         struct dump_size_diff *n = realloc(
             im->sizediff, (im->nsizediff + 1) * sizeof *im->sizediff);
@@ -105,9 +106,11 @@ static void size_diffs(const struct dump_desc *d, struct dump_image *im,
         im->sizediff = n;
         n[im->nsizediff].name = strdup(names[h]);
         n[im->nsizediff].host = d->host[h].size;
+        n[im->nsizediff].kernel = func[h];
         n[im->nsizediff++].dev = sizes[h];
       }
   }
+  free(func);
   free(names);
   free(sizes);
 }

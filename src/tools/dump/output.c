@@ -302,11 +302,17 @@ void dump_print_text(const struct dump_report *r) {
       text_dev("    ", &im->dev);
       text_pairing(d, &im->dev);
       for (size_t j = 0; j < im->nsizediff; j++)
-        printf("    warning: declare target variable %s is %lu bytes on the "
-               "host and %lu bytes in this image (ompemu's runtime warns at "
-               "registration; copies move the host's size)\n",
-               im->sizediff[j].name, P(im->sizediff[j].host),
-               P(im->sizediff[j].dev));
+        if (im->sizediff[j].kernel)
+          printf("    warning: host entry %s is the entry of a kernel (this "
+                 "image defines it as a function) with a size field of %lu, "
+                 "where 0 is expected (a damaged entry table?)\n",
+                 im->sizediff[j].name, P(im->sizediff[j].host));
+        else
+          printf("    warning: declare target variable %s is %lu bytes on "
+                 "the host and %lu bytes in this image (ompemu's runtime "
+                 "warns at registration; copies move the host's size)\n",
+                 im->sizediff[j].name, P(im->sizediff[j].host),
+                 P(im->sizediff[j].dev));
     }
     if (d->asked && d->nclaimed == 0)
       printf("  no device can run its target regions: %s; ompemu's runtime "
@@ -477,8 +483,9 @@ void dump_print_json(const struct dump_report *r) {
       for (size_t j = 0; j < im->nsizediff; j++) {
         printf("%s{\"name\":", j ? "," : "");
         jstr(im->sizediff[j].name);
-        printf(",\"host_size\":%lu,\"device_size\":%lu}",
-               P(im->sizediff[j].host), P(im->sizediff[j].dev));
+        printf(",\"host_size\":%lu,\"device_size\":%lu,\"kernel\":%s}",
+               P(im->sizediff[j].host), P(im->sizediff[j].dev),
+               im->sizediff[j].kernel ? "true" : "false");
       }
       putchar(']');
       if (im->dev.has_entries && !im->dev.skipped) {

@@ -3,7 +3,9 @@
  * tree, or in the installed package directory), which offers each image to
  * its plugins exactly as a registration does (src/runtime/claim_query.h).
  * A program whose images none can run is refused by the runtime with exit
- * status 125; ompemu-dump says so and exits 3. */
+ * status 125; ompemu-dump says so and exits 3.  The runtime is asked
+ * quietly: its lines (and its plugins') about a damaged image would name
+ * addresses of this process, and the dump says it in its own terms. */
 #define _GNU_SOURCE
 #include "config.h"
 
@@ -104,7 +106,7 @@ static void ask(struct ev *v, struct dump_desc *d, const char *file,
     }
   __tgt_bin_desc desc = {(int32_t)n, imgs, NULL, NULL};
   char why[1024] = "";
-  d->nclaimed = fn(&desc, file, plugin, why, sizeof why);
+  d->nclaimed = fn(&desc, file, plugin, why, sizeof why, 1);
   d->asked = 1;
   for (size_t i = 0; i < n; i++)
     d->images[i].plugin = plugin[i] ? strdup(plugin[i]) : NULL;
