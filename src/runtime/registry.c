@@ -347,13 +347,20 @@ static void unclaimed_why(const struct rt_lib *l, const struct rt_image *img,
              "the image holds)", img->index, rt_lib_name(l));
 }
 
+/* Why a descriptor with GIVEN images registers none, into WHY. */
+static void unread_why(int given, char *why, size_t len) {
+  snprintf(why, len, "none of its %d device image%s can be read (empty, "
+           "reversed, too large or unreadable)", given, given == 1 ? "" : "s");
+}
+
 /* L has device images and none of them can run: say so.  Its target
  * regions would run on the host while the run looks like an offloaded
  * one, so ompemu stops the program unless the user chose the host
  * (OMP_TARGET_OFFLOAD=disabled) or mandatory offloading, which fails at
  * the first construct.  1: stop. */
 static int refuse_unrunnable(const struct rt_lib *l) {
-  if (!l->nimages)
+  int given = l->desc->NumDeviceImages;
+  if (!l->nimages && given <= 0)
     return 0;
   for (int i = 0; i < l->nimages; i++)
     if (l->images[i].plugin)
@@ -364,7 +371,10 @@ static int refuse_unrunnable(const struct rt_lib *l) {
   /* Mandatory: the first construct fails as LLVM's does. */
   int mandatory = policy && !strcasecmp(policy, "mandatory");
   char why[1024], stop[200] = "";
-  unclaimed_why(l, &l->images[0], why, sizeof why);
+  if (l->nimages)
+    unclaimed_why(l, &l->images[0], why, sizeof why);
+  else
+    unread_why(given, why, sizeof why);
   if (!mandatory)
     snprintf(stop, sizeof stop, "; ompemu does not run them on the host "
              "instead (OMP_TARGET_OFFLOAD=disabled does), so the program "
@@ -428,10 +438,11 @@ RT_EXPORT int ompemu_claim_images(__tgt_bin_desc *desc, const char *name,
       claimed++;
     }
   }
-  if (!l->nimages) {
-    snprintf(why, whylen, "none of its %d images can be read: it registers "
-             "none, and its target regions run on the host", n);
-    claimed = -1;
+  if (!l->nimages && n > 0) {
+    unread_why(n, why, whylen);
+  } else if (!l->nimages) {
+    snprintf(why, whylen, "its descriptor lists no device image");
+    claimed = -1; /* nothing to run on a device */
   } else if (!claimed) {
     unclaimed_why(l, &l->images[0], why, whylen);
   }

@@ -160,16 +160,19 @@ start, = struct.unpack_from('<q', b, rel[imgs] + 16)
 struct.pack_into('<q', b, rel[imgs + 8] + 16, start)
 open(dst, 'wb').write(b)
 EOF
+chmod +x empty
 "$B/ompemu-dump" empty >dump1.txt 2>dump1.err; st1=$?
 "$B/ompemu-dump" empty >dump2.txt 2>dump2.err; st2=$?
-if [ $st1 = 2 ] && [ $st2 = 2 ] && ! grep -q 'ompemu: error:' dump1.err &&
+if [ $st1 = 3 ] && [ $st2 = 3 ] && ! grep -q 'ompemu: error:' dump1.err &&
    cmp -s dump1.txt dump2.txt && cmp -s dump1.err dump2.err &&
-   grep -qF "none of its 1 images can be read" dump1.txt; then
+   grep -qF "none of its 1 device image can be read" dump1.txt; then
   ok "ompemu-dump, an empty image: its own note, no runtime error line, the same twice"
 else
   nok "ompemu-dump, an empty image: its own note, no runtime error line, the same twice" \
     "exit $st1 $st2" "$(head -c 1500 dump1.err)" "$(diff dump1.txt dump2.txt | head -c 500)"
 fi
+expect "an empty image, the only one: said, not run on the host" 125 \
+  "no device can run its target regions: none of its 1 device image can be read" "$RUN" ./empty
 "$B/ompemu-dump" --json arm >dump.json 2>/dev/null; st=$?
 if [ $st = 3 ] && python3 -c '
 import json, sys
