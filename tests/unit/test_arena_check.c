@@ -645,6 +645,7 @@ static void test_fault_messages(void **state) {
   int status = 0;
   char want[300];
   char *out = in_child(read_past_end, &status);
+  assert_non_null(out);
   assert_true(WIFEXITED(status));
   assert_int_equal(WEXITSTATUS(status), 42);
   snprintf(want, sizeof want, "emu: error: device 2: kernel at "
