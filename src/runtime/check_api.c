@@ -333,6 +333,20 @@ static void past_end_words(const void *p, size_t len, const void *bs,
            OMPEMU_P((uintptr_t)bs + bz), bz);
 }
 
+/* 1 if [P+OFF, P+OFF+LEN) starts in a live omp_target_alloc block of
+ * device DEV that starts at P and runs past its end; the block in *COPY. */
+static int runs_past(const void *p, size_t off, size_t len, int32_t dev,
+                     struct apiblk *copy) {
+  if (!__atomic_load_n(&cap, __ATOMIC_RELAXED))
+    return 0; /* omp_target_alloc was never called */
+  pthread_mutex_lock(&lock);
+  struct apiblk *b = find((uintptr_t)p);
+  *copy = b ? *b : (struct apiblk){0};
+  pthread_mutex_unlock(&lock);
+  return b && copy->live && copy->dev == dev &&
+         (off > copy->size || len > copy->size - off);
+}
+
 int check_api_device_side(const char *which, const void *base, size_t off,
                           size_t len, int rect, struct rt_device *d,
                           int32_t dev, const char *api, const void *ra) {
@@ -350,14 +364,8 @@ int check_api_device_side(const char *which, const void *base, size_t off,
 int check_api_host_side(const char *which, const void *base, size_t off,
                         size_t len, int rect, int32_t host, const char *api,
                         const void *ra) {
-  if (!__atomic_load_n(&cap, __ATOMIC_RELAXED))
-    return 0;
-  pthread_mutex_lock(&lock);
-  struct apiblk *b = find((uintptr_t)base);
-  struct apiblk copy = b ? *b : (struct apiblk){0};
-  pthread_mutex_unlock(&lock);
-  if (!b || !copy.live || copy.dev != host ||
-      (off <= copy.size && len <= copy.size - off))
+  struct apiblk copy;
+  if (!runs_past(base, off, len, host, &copy))
     return 0;
   char why[300];
   past_end_words((const char *)base + off, len, base, copy.size, why,
@@ -378,14 +386,8 @@ int check_api_memcpy(const void *dst, const void *src, int32_t dst_dev,
 
 int check_api_associate(const void *p, size_t off, size_t len, int32_t dev,
                         const char *api, const void *ra) {
-  if (!__atomic_load_n(&cap, __ATOMIC_RELAXED))
-    return 0;
-  pthread_mutex_lock(&lock);
-  struct apiblk *b = find((uintptr_t)p);
-  struct apiblk copy = b ? *b : (struct apiblk){0};
-  pthread_mutex_unlock(&lock);
-  if (!b || !copy.live || copy.dev != dev ||
-      (off <= copy.size && len <= copy.size - off))
+  struct apiblk copy;
+  if (!runs_past(p, off, len, dev, &copy))
     return 0;
   char call[1400], alloc[1400], var[128], ex[128];
   struct callsite cs;
