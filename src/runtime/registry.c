@@ -353,28 +353,40 @@ static void unread_why(int given, char *why, size_t len) {
            "reversed, too large or unreadable)", given, given == 1 ? "" : "s");
 }
 
+/* Whether a device can run L: 1 when a plugin claimed one of its images;
+ * 0 when it lists images and none was claimed or none could be read, the
+ * reason in WHY; -1 when it lists no image (nothing to run on a device).
+ * The one rule for the registration and for ompemu-dump's question. */
+static int runnable(const struct rt_lib *l, char *why, size_t len) {
+  int given = l->desc->NumDeviceImages;
+  for (int i = 0; i < l->nimages; i++)
+    if (l->images[i].plugin)
+      return 1;
+  if (l->nimages)
+    unclaimed_why(l, &l->images[0], why, len);
+  else if (given > 0)
+    unread_why(given, why, len);
+  else {
+    snprintf(why, len, "its descriptor lists no device image");
+    return -1;
+  }
+  return 0;
+}
+
 /* L has device images and none of them can run: say so.  Its target
  * regions would run on the host while the run looks like an offloaded
  * one, so ompemu stops the program unless the user chose the host
  * (OMP_TARGET_OFFLOAD=disabled) or mandatory offloading, which fails at
  * the first construct.  1: stop. */
 static int refuse_unrunnable(const struct rt_lib *l) {
-  int given = l->desc->NumDeviceImages;
-  if (!l->nimages && given <= 0)
+  char why[1024], stop[200] = "";
+  if (runnable(l, why, sizeof why))
     return 0;
-  for (int i = 0; i < l->nimages; i++)
-    if (l->images[i].plugin)
-      return 0;
   const char *policy = getenv("OMP_TARGET_OFFLOAD");
   if (policy && !strcasecmp(policy, "disabled"))
     return 0;
   /* Mandatory: the first construct fails as LLVM's does. */
   int mandatory = policy && !strcasecmp(policy, "mandatory");
-  char why[1024], stop[200] = "";
-  if (l->nimages)
-    unclaimed_why(l, &l->images[0], why, sizeof why);
-  else
-    unread_why(given, why, sizeof why);
   if (!mandatory)
     snprintf(stop, sizeof stop, "; ompemu does not run them on the host "
              "instead (OMP_TARGET_OFFLOAD=disabled does), so the program "
@@ -438,14 +450,8 @@ RT_EXPORT int ompemu_claim_images(__tgt_bin_desc *desc, const char *name,
       claimed++;
     }
   }
-  if (!l->nimages && n > 0) {
-    unread_why(n, why, whylen);
-  } else if (!l->nimages) {
-    snprintf(why, whylen, "its descriptor lists no device image");
-    claimed = -1; /* nothing to run on a device */
-  } else if (!claimed) {
-    unclaimed_why(l, &l->images[0], why, whylen);
-  }
+  if (runnable(l, why, whylen) < 0)
+    claimed = -1;
   lib_free(l);
   unmute_stderr(saved);
   rt_state_unlock();
