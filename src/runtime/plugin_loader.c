@@ -402,11 +402,12 @@ void rt_load_plugins_locked(void) {
       continue;
     }
     char why[512];
+    int nodev_before = nnodevice;
     struct rt_plugin *p = rt_plugin_open(tok, optional, why, sizeof why);
     /* A plugin the user named (OMPEMU_PLUGINS, without '?') must load; one
      * that loads with no device is said below, or by the registration
      * that finds nothing else to run the program. */
-    if (!p && from_env && !optional && strcmp(why, "it has no device"))
+    if (!p && from_env && !optional && nnodevice == nodev_before)
       ompemu_error("ompemu", "OMPEMU_PLUGINS names plugin %s, which cannot "
                    "be used: %s", tok, why);
     if (!p)
